@@ -13,7 +13,8 @@
 //        --candidate-flags=... (node flags for the candidate only; without --candidate: this checkout)
 //        --gateway-flags=... (node flags for the gateway processes; values starting with - need the = form)
 //        --mesh [--sites 32 --heartbeat 2s --measure 10]: the federation benchmark instead (bench/mesh.ts)
-//        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`; 1 skips them)
+//        --workers N (2: also `[server] workers = N` against nginx `worker_processes N`, and the workers
+//        projection, bench/workers-projection.ts; 1 skips them)
 //        --candidate-log (the candidate runs with `[log] requests = FILE`: the request log's cost, against the same run without it)
 //        --only streams [--streams N] (10,000): the ten-thousand-streams workload (bench/streams-10k.ts; long, not in the default list)
 //        --only soak [--soak-minutes N] (10): the soak, the gateway's RSS under a steady mixed load (bench/soak.ts; not in the default list)
@@ -48,6 +49,7 @@ import { round } from './stats.ts';
 import { JSON_ANSWER_BYTES, SSE_CHUNKS } from './upstream.ts';
 import { CONCURRENCIES, workloads, writeBodies } from './workloads.ts';
 import { runWorkersBench, workersChecks } from './workers-bench.ts';
+import { renderWorkersProjection, runWorkersProjection, type WorkersProjection } from './workers-projection.ts';
 import { renderTracing, runTracingBench, type TracingBenchResult } from './tracing.ts';
 import { runLeanProcessBench, type LeanProcessResult } from './cli-start.ts';
 import { runTailsBench, type TailsResult } from './tails.ts';
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
     }
     let proxyRows: ReturnType<typeof summarize> = [];
     let workerChecks: ReturnType<typeof workersChecks> = [];
+    let workersProjection: WorkersProjection | undefined;
     const firstChunk: Partial<Record<TargetName, FirstChunkResult>> = {};
     if (only.has('proxy')) {
       log(`proxy benchmark (${tool}, ${durationS} s per cell after ${warmupS} s warm-up, ${rounds} round(s))`);
@@ -219,6 +222,12 @@ async function main(): Promise<void> {
         const result = await runWorkersBench({ ...options, withNginx: nginxVersion !== undefined, nodeFlags, log });
         proxyRows.push(...result.rows);
         workerChecks = workersChecks(proxyRows, workers);
+        const jsonBody = bodyFiles.get('json');
+        if (jsonBody !== undefined) {
+          log(`workers: CPU per request by thread, workers = 1 and ${workers}, and the projection (bench/workers-projection.ts)`);
+          workersProjection = await runWorkersProjection({ ...options, bodyFile: jsonBody, nodeFlags, log }, machine.cores);
+          log(renderWorkersProjection(workersProjection));
+        }
         const threads = result.roundTrip?.threads;
         const processes = result.roundTrip?.processes;
         if (threads !== undefined && processes !== undefined) {
@@ -348,6 +357,7 @@ async function main(): Promise<void> {
       sideBySide?: SideBySideResult;
       batch?: BatchYieldResult;
       routerQueue?: RouterQueueResult;
+      workersProjection?: WorkersProjection;
     } = {
       generatedAt: new Date().toISOString(),
       machine,
@@ -361,7 +371,7 @@ async function main(): Promise<void> {
       controlPlane,
       ...(tracing === undefined ? {} : { tracing }),
       targets: [
-        ...issue42Checks({ proxy: proxyRows, sideBySide, control: controlPlane[0], lean }),
+        ...issue42Checks({ proxy: proxyRows, sideBySide, control: controlPlane[0], lean, workers: workersProjection }),
         ...checkTargets(proxyRows, added, routeDecision, controlPlane[0], runSeconds),
         ...workerChecks,
         ...issue28Checks({
@@ -385,12 +395,14 @@ async function main(): Promise<void> {
       ...(sideBySide === undefined ? {} : { sideBySide }),
       ...(batch === undefined ? {} : { batch }),
       ...(routerQueue === undefined ? {} : { routerQueue }),
+      ...(workersProjection === undefined ? {} : { workersProjection }),
       runSeconds,
       notes,
     };
     const markdown =
       renderMarkdown(report) +
       renderSideBySide(sideBySide) +
+      renderWorkersProjection(workersProjection) +
       renderTracing(tracing) +
       renderIssue28(report) +
       renderFootprint(footprint) +

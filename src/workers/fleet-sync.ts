@@ -1,12 +1,16 @@
 // The owner's side of the workers' fleet mirror: what it last pushed, and what to push when the
 // fleet as the request path reads it has changed since. The registry's views are a new array on
-// every change, so identity is their test; the router rooms (a few entries, one per limited
+// every change, and each node's view a new object only when that node changed, so identity is
+// their test: while the nodes stay the same (names, order, connection limit), only the views that
+// changed cross, at their index — a learned figure on one node of a thousand sends one view, not
+// the fleet to every worker (each push is cloned once per worker and rebuilt in each). A node
+// added, removed or moved sends the whole fleet. The router rooms (a few entries, one per limited
 // router) are compared by value, since lease counts and switches change them without a new view,
-// and cross alone then (the views are the large part).
+// and cross alone then.
 
 import type { NodeView } from '#src/nodes/index.ts';
 import type { RouterRoom } from '#src/routing/index.ts';
-import type { OwnerMessage, ViewsUpdate } from './protocol.ts';
+import type { ChangedView, OwnerMessage, ViewsUpdate } from './protocol.ts';
 
 /** Where the fleet update is read from: the registry, the config in force, the scheduler. */
 export interface FleetSource {
@@ -31,7 +35,7 @@ export class FleetSync {
     return this.#last;
   }
 
-  /** What changed since the last push: the whole fleet, the rooms alone, or nothing. */
+  /** What changed since the last push: the whole fleet, the changed views, the rooms alone, or nothing. */
   next(): OwnerMessage | undefined {
     const next = this.#read();
     const last = this.#last;
@@ -40,11 +44,26 @@ export class FleetSync {
     if (!viewsChanged && rooms === this.#rooms) return undefined;
     this.#last = next;
     this.#rooms = rooms;
-    return viewsChanged ? { t: 'fleet', fleet: next } : { t: 'rooms', rooms: next.rooms };
+    if (!viewsChanged) return { t: 'rooms', rooms: next.rooms };
+    const changed = next.connectionLimit === last.connectionLimit ? changedViews(last.views, next.views) : undefined;
+    return changed === undefined ? { t: 'fleet', fleet: next } : { t: 'views', changed, rooms: next.rooms };
   }
 
   #read(): ViewsUpdate {
     const source = this.#source;
     return { views: source.views(), connectionLimit: source.connectionLimit(), rooms: source.rooms() };
   }
+}
+
+/** Pure: the views of `next` that are not those of `last` at their index; undefined when the nodes themselves differ. */
+export function changedViews(last: readonly NodeView[], next: readonly NodeView[]): ChangedView[] | undefined {
+  if (last.length !== next.length) return undefined;
+  const changed: ChangedView[] = [];
+  for (let i = 0; i < next.length; i += 1) {
+    const before = last[i];
+    const now = next[i];
+    if (before === undefined || now === undefined || before.spec.name !== now.spec.name) return undefined;
+    if (before !== now) changed.push([i, now]);
+  }
+  return changed;
 }

@@ -75,6 +75,9 @@ export function ownerPorts(fleet: ViewsUpdate, send: (message: WorkerMessage) =>
         case 'fleet':
           mirror.update(message.fleet);
           return true;
+        case 'views':
+          mirror.replaceViews(message.changed, message.rooms);
+          return true;
         case 'rooms':
           mirror.updateRooms(message.rooms);
           return true;

@@ -21,6 +21,9 @@ export interface ViewsUpdate {
   readonly rooms: readonly RouterRoom[];
 }
 
+/** A view that replaces the one at `index` of the views last pushed (the same node). */
+export type ChangedView = readonly [index: number, view: NodeView];
+
 /** What a worker thread starts with (its workerData). */
 export interface WorkerInit {
   readonly index: number;
@@ -54,6 +57,11 @@ export type EventRecord = { [K in keyof ProxyEvents]: readonly [K, ProxyEvents[K
 
 export type OwnerMessage =
   | { readonly t: 'fleet'; readonly fleet: ViewsUpdate }
+  /**
+   * The same nodes in the same order, some of their views replaced (a learned figure, a health
+   * change): only those cross, at their index in the views last pushed, with the rooms as they are now.
+   */
+  | { readonly t: 'views'; readonly changed: readonly ChangedView[]; readonly rooms: readonly RouterRoom[] }
   /** The answer to `ask-owner` `id`: the node, or undefined when none is remembered. */
   | { readonly t: 'answer-owner'; readonly id: number; readonly node: string | undefined }
   /** Only the limited routers' rooms changed (a lease came back, a switch moved): the views stand. */

@@ -10,7 +10,7 @@ import { ModelOffers, type NodeView, type RoutingSnapshot } from '#src/nodes/ind
 import type { RouterSwitchView } from '#src/routing/index.ts';
 import { switchViewOf, type RouterRoom } from '#src/routing/index.ts';
 import type { FleetView } from '#src/ports/index.ts';
-import type { ViewsUpdate } from './protocol.ts';
+import type { ChangedView, ViewsUpdate } from './protocol.ts';
 
 const IDLE: Usage = Object.freeze({ requests: 0, tokens: 0 });
 const BUSY: Usage = Object.freeze({ requests: 1, tokens: 0 });
@@ -33,6 +33,25 @@ export class ViewMirror implements FleetView {
     this.#fleet = fleet;
     this.#byName = byName(fleet.views);
     this.#rooms = roomsOf(fleet.rooms);
+  }
+
+  /** Some nodes' views changed (the same nodes, in the same order): each replaces the view at its index. */
+  replaceViews(changed: readonly ChangedView[], rooms: readonly RouterRoom[]): void {
+    const views = [...this.#fleet.views];
+    const byName = new Map(this.#byName);
+    for (const [index, view] of changed) {
+      const before = views[index];
+      // The owner sends a change only against the views it last pushed, in order, on one channel.
+      if (before?.spec.name !== view.spec.name)
+        throw new Error(
+          `a changed view for ${view.spec.name} at ${index} does not match the mirror (${before?.spec.name ?? 'none'})`,
+        );
+      views[index] = view;
+      byName.set(view.spec.name, view);
+    }
+    this.#fleet = { ...this.#fleet, views, rooms };
+    this.#byName = byName;
+    this.#rooms = roomsOf(rooms);
   }
 
   /** The limited routers' rooms alone changed. */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { issue42Checks } from '../../../bench/targets-42.ts';
 import type { SideBySideResult } from '../../../bench/side-by-side.ts';
 import type { TargetName } from '../../../bench/proxy-bench.ts';
+import { PROJECTED_CORES, projectWorkers } from '../../../bench/workers-projection.ts';
 
 const added = (target: TargetName, concurrency: number, p50Ms: number, p99Ms: number) => ({
   workload: 'json',
@@ -67,4 +68,25 @@ test('not measured: every row says n/a with what would measure it', () => {
   assert.ok(checks.length > 0);
   for (const c of checks) assert.equal(c.met, undefined, c.goal);
   assert.ok(checks.some((c) => c.measured.includes('--only side')));
+});
+
+test('the workers row: n/a naming what measures it, or what bounded the cell and the model at 2 and 16 cores', () => {
+  const goal = '#42 workers';
+  const none = issue42Checks({ proxy: [], sideBySide: undefined, control: undefined, lean: undefined }).find((c) =>
+    c.goal.startsWith(goal),
+  );
+  assert.match(none?.measured ?? '', /--workers 2/);
+  const inputs = { ownerUs: 20, workersUs: 150, helpersUs: 30, loadGeneratorUs: 20, upstreamUs: 30, single: undefined };
+  const workers = {
+    cells: [],
+    inputs,
+    rows: projectWorkers(inputs, PROJECTED_CORES),
+    boundHere: 'host CPU: every core busy — …',
+  };
+  const row = issue42Checks({ proxy: [], sideBySide: undefined, control: undefined, lean: undefined, workers }).find((c) =>
+    c.goal.startsWith(goal),
+  );
+  assert.equal(row?.met, true);
+  assert.match(row?.measured ?? '', /on 2 cores: host CPU: every core busy; µs\/req owner 20, request threads 150/);
+  assert.match(row?.measured ?? '', /16 cores 50000 req\/s with 8 workers \(owner thread\)/);
 });
