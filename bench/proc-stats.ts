@@ -2,7 +2,7 @@
 // resident memory from /proc/<pid>/status. Nothing here asks the measured process anything.
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** Clock ticks per second for utime/stime (getconf CLK_TCK; 100 on every common Linux). */
 export function clockTicksPerSecond(): number {
@@ -117,4 +117,24 @@ export async function waitForQuiet(ticksPerSecond: number, quietPercent: number,
     quietInARow = last < quietPercent ? quietInARow + 1 : 0;
     if (quietInARow >= 2 || performance.now() > deadline) return last;
   }
+}
+
+/**
+ * utime + stime per thread name of one process, in seconds (threads of one name summed: V8's
+ * "V8Worker" pool). The process's own thread (tid = pid) is "main", whatever its name.
+ */
+export function threadCpuSeconds(pid: number, ticksPerSecond: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out.set(name, (out.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticksPerSecond);
+  }
+  return out;
 }
