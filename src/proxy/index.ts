@@ -37,5 +37,5 @@ export {
   type SourceAsk,
   type StartedRequest,
 } from './feature/request-feature.ts';
-export { chatBytesBounds, promptBounds, type PromptBounds } from './request/prompt-bounds.ts';
+export { chatBytesBounds, promptBounds, type PromptBounds } from './request/prompt-size.ts';
 export { whenFinished, type FinishHook, type RequestLabels, type RequestObserver } from './request/request-report.ts';

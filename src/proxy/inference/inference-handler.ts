@@ -49,8 +49,7 @@ import {
 } from '../feature/request-feature.ts';
 import { judgeAdmission, judgeBody, judgeModel } from '../feature/request-gates.ts';
 import { markedAttempts, type MarkFacts } from '../feature/request-marks.ts';
-import type { PromptBounds } from '../request/prompt-bounds.ts';
-import { requestedMaxTokens } from '../request/prompt-size.ts';
+import { requestedMaxTokens, type PromptBounds } from '../request/prompt-size.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
 import type { Finish, RequestObserver, RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';

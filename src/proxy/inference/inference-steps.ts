@@ -22,13 +22,12 @@ import { featureReaders } from '../request/affinity-key.ts';
 import { loggedPrompt } from '../request/logged-prompt.ts';
 import { fleetJsonKeys } from '../request/model-readings.ts';
 import { resolveMultipartRequest } from '../request/multipart-model.ts';
-import type { PromptBounds } from '../request/prompt-bounds.ts';
 import { requestIdFor } from '../request/request-id.ts';
 import { resolveRequest, type ResolvedRequest } from '../request/request-model.ts';
 import { noteAttempt, setFields, startRequestReport, type RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { AnsweredHere } from '../request/gateway-count.ts';
-import { sizePrompt } from '../request/size-prompt.ts';
+import { sizePrompt, type PromptBounds } from '../request/prompt-size.ts';
 import type { InferenceDeps } from './inference-deps.ts';
 
 export type Fail = (error: GatewayError, headers?: Readonly<Record<string, string>>) => void;
