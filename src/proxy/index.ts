@@ -20,7 +20,7 @@ export { readBody } from './http/read-body.ts';
 export { buildCatalog } from './request/model-catalog.ts';
 export { fleetModels } from './request/models-list.ts';
 export { requestSettings, type RequestSettings } from './request/request-settings.ts';
-export { sessionKeyOf, type SessionKey } from './request/session-key.ts';
+export { sessionKeyOf, type SessionKey } from './request/affinity-key.ts';
 export { siteLabel } from './failover/target.ts';
 export { upstreamVerdict } from './failover/upstream-verdict.ts';
 export { translationFor } from './translate/translation-choice.ts';
