@@ -38,4 +38,10 @@ export {
   type StartedRequest,
 } from './feature/request-feature.ts';
 export { chatBytesBounds, promptBounds, type PromptBounds } from './request/prompt-size.ts';
-export { whenFinished, type FinishHook, type RequestLabels, type RequestObserver } from './request/request-report.ts';
+export {
+  newRequestIds,
+  whenFinished,
+  type FinishHook,
+  type RequestLabels,
+  type RequestObserver,
+} from './request/request-report.ts';

@@ -22,9 +22,8 @@ import { featureReaders } from '../request/affinity-key.ts';
 import { loggedPrompt } from '../request/logged-prompt.ts';
 import { fleetJsonKeys } from '../request/model-readings.ts';
 import { resolveMultipartRequest } from '../request/multipart-model.ts';
-import { requestIdFor } from '../request/request-id.ts';
 import { resolveRequest, type ResolvedRequest } from '../request/request-model.ts';
-import { noteAttempt, setFields, startRequestReport, type RequestReport } from '../request/request-report.ts';
+import { noteAttempt, requestIdFor, setFields, startRequestReport, type RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { AnsweredHere } from '../request/gateway-count.ts';
 import { sizePrompt, type PromptBounds } from '../request/prompt-size.ts';
@@ -36,7 +35,7 @@ export type Fail = (error: GatewayError, headers?: Readonly<Record<string, strin
 export function reportFor(deps: InferenceDeps, endpoint: InferenceEndpoint, req: IncomingMessage, caller: Caller): RequestReport {
   // Bytes written to the client: what its socket writes while this request is answered (head and body).
   const report = startRequestReport(deps, endpoint, deps.clock.monotonicMs(), req.socket);
-  // Sent to the node, returned, and logged (request-id.ts).
+  // Sent to the node, returned, and logged (request-report.ts).
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
   report.labels = caller.labels;
   deps.hooks.started?.({ endpoint, req, caller, report });

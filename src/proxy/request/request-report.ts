@@ -1,6 +1,11 @@
-// Reports one inference request (`proxy:request-finished`) exactly once, however it ends: answered,
-// refused, cut short, or thrown out by an internal error.
+// One inference request's report: the id it goes by, what it has got to so far, and its report
+// (`proxy:request-finished`) exactly once, however it ends: answered, refused, cut short, or thrown
+// out by an internal error. The request id is the client's `x-request-id` when it is well-formed
+// and bounded, else one the gateway makes. The same id goes to the node (or the next site) and back
+// to the client, and names the request in the request log, so a client's own id can be followed
+// end to end (request-id.ts merged here).
 
+import { randomFillSync } from 'node:crypto';
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { AttemptNote, AttemptSpan, RoutingSpan } from '#src/core/tracing.ts';
@@ -12,6 +17,71 @@ import type { LoggedPrompt } from './logged-prompt.ts';
 
 /** Longest model name kept for the request log (a client may name anything). */
 const MAX_LOGGED_MODEL = 256;
+
+// ---- The request id --------------------------------------------------------------------------
+
+/** Longest client id accepted (a UUID is 36; a W3C trace id 32). */
+export const MAX_REQUEST_ID_LENGTH = 128;
+
+/** Visible ASCII without quotes, backslashes or separators a log reader or header parser could trip on. */
+const WELL_FORMED = /^[A-Za-z0-9._:+=/@-]+$/;
+
+/** The client's id when it is one well-formed, bounded value; undefined = make one. */
+export function clientRequestId(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  if (header.length === 0 || header.length > MAX_REQUEST_ID_LENGTH) return undefined;
+  return WELL_FORMED.test(header) ? header : undefined;
+}
+
+/** The id this request goes by: the client's (if well-formed), else a new one. */
+export function requestIdFor(header: string | string[] | undefined, make: () => string): string {
+  return clientRequestId(header) ?? make();
+}
+
+/** Ids one random fill makes (crypto.randomUUID's own batch). */
+const IDS_PER_FILL = 128;
+const UUID_CHARS = 36;
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+const DASH = 0x2d;
+
+/**
+ * The maker of the ids the gateway gives (one per plane): random UUIDs (version 4), as
+ * crypto.randomUUID makes them, from one random fill of IDS_PER_FILL ids at a time, written out as
+ * one string; each id is a slice of it. (crypto.randomUUID joins twenty strings for each id: the
+ * heaviest allocation of a request's report.)
+ */
+export function newRequestIds(): () => string {
+  const random = Buffer.alloc(16 * IDS_PER_FILL);
+  const text = Buffer.alloc(UUID_CHARS * IDS_PER_FILL);
+  let written = '';
+  let next = IDS_PER_FILL;
+  return () => {
+    if (next === IDS_PER_FILL) {
+      written = uuidText(randomFillSync(random), text);
+      next = 0;
+    }
+    const at = next * UUID_CHARS;
+    next += 1;
+    return written.slice(at, at + UUID_CHARS);
+  };
+}
+
+/** Every 16 bytes of `random` as a UUID's text (its version 4 and variant bits set), one after the other. */
+function uuidText(random: Buffer, text: Buffer): string {
+  let at = 0;
+  for (let i = 0; i < random.length; i += 1) {
+    const n = i % 16;
+    // The version nibble (4) and the variant's bits (10): RFC 9562 §5.4.
+    const byte =
+      n === 6 ? ((random[i] as number) & 0x0f) | 0x40 : n === 8 ? ((random[i] as number) & 0x3f) | 0x80 : (random[i] as number);
+    if (n === 4 || n === 6 || n === 8 || n === 10) text[at++] = DASH;
+    text[at++] = HEX_DIGITS[byte >> 4] as number;
+    text[at++] = HEX_DIGITS[byte & 0x0f] as number;
+  }
+  return text.toString('latin1', 0, at);
+}
+
+// ---- The report ------------------------------------------------------------------------------
 
 /** The stream's token timing (stream-timing.ts), carried to the report's detail. */
 export interface TokenTiming {
