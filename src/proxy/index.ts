@@ -3,10 +3,19 @@
 // list (plane/request-features.ts) imports them from their own folders.
 export { handleInference } from './inference/inference-handler.ts';
 export { NO_HOOKS, type InferenceDeps, type RequestHooks } from './inference/inference-deps.ts';
-export { createHttpServer, listen, urlOf, sendJson, type EndpointsInForce } from './http/server.ts';
-export { TableBuilder, mergeTables, type EndpointTable, type Handler } from './http/endpoint-table.ts';
+export {
+  ActiveRequests,
+  createHttpServer,
+  listen,
+  urlOf,
+  sendJson,
+  TableBuilder,
+  mergeTables,
+  type EndpointsInForce,
+  type EndpointTable,
+  type Handler,
+} from './http/server.ts';
 export { publicEndpoints, INFERENCE_PATHS, type PublicEndpointDeps } from './inference/public-endpoints.ts';
-export { ActiveRequests } from './http/active-requests.ts';
 export { sameCorsOrigins } from './http/cors.ts';
 export { fleetStatus, healthHttpStatus, type FleetStatus } from './inference/fleet-status.ts';
 export { isLoopbackAddress, presentedKey, rotatingKeyCheck, unauthorized } from './http/auth.ts';

@@ -23,7 +23,7 @@ import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
-import { Answering } from '../http/endpoint-table.ts';
+import { Answering } from '../http/server.ts';
 import { readBodyInto, type BodySink } from '../http/read-body.ts';
 import {
   startFailoverRun,
