@@ -22,8 +22,9 @@ export function readBodyInto(req: IncomingMessage, maxBytes: number, sink: BodyS
     sink.bodyFailed(bodyTooLarge(maxBytes), Number(declared));
     return;
   }
-  // Most bodies are one chunk: the list is made with it (core/appended.ts).
-  let chunks: Buffer[] | undefined;
+  // Most bodies are one chunk: it is the body, no list; a list holds the chunks after it (core/appended.ts).
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
   let total = 0;
   const cleanup = (): void => {
     req.off('data', onData);
@@ -39,13 +40,12 @@ export function readBodyInto(req: IncomingMessage, maxBytes: number, sink: BodyS
       sink.bodyFailed(bodyTooLarge(maxBytes), total);
       return;
     }
-    chunks = appended(chunks, chunk);
+    if (first === undefined) first = chunk;
+    else more = appended(more, chunk);
   };
   const onEnd = (): void => {
     cleanup();
-    sink.bodyRead(
-      chunks === undefined ? Buffer.concat([], 0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total),
-    );
+    sink.bodyRead(first === undefined ? Buffer.alloc(0) : more === undefined ? first : Buffer.concat([first, ...more], total));
   };
   const onError = (error: Error): void => {
     cleanup();

@@ -119,14 +119,16 @@ export function mergeTables(...tables: readonly EndpointTable[]): EndpointTable 
 
 export class ActiveRequests {
   #count = 0;
+  /** One listener for every response (it reads nothing of the one that closed): none is made per request. */
+  readonly #closed = (): void => {
+    this.#count -= 1;
+  };
 
   /** Counts `res` until it closes (finished, or the client left). */
   track(res: ServerResponse): void {
     this.#count += 1;
     // `on`, not `once`: a response closes once, and `once` wraps each listener per request.
-    res.on('close', () => {
-      this.#count -= 1;
-    });
+    res.on('close', this.#closed);
   }
 
   count(): number {

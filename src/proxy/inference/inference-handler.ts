@@ -51,7 +51,7 @@ import { judgeAdmission, judgeBody, judgeModel } from '../feature/request-gates.
 import { markedAttempts, type MarkFacts } from '../feature/request-marks.ts';
 import { requestedMaxTokens, type PromptBounds } from '../request/prompt-size.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
-import type { Finish, RequestObserver, RequestReport } from '../request/request-report.ts';
+import type { FinishFigures, RequestObserver, RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { AnsweredHere } from '../request/gateway-count.ts';
 import { GATEWAY_ANSWERS } from './gateway-answers.ts';
@@ -115,7 +115,6 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   readonly maxHeldBodyBytes: number;
   readonly clock: Clock;
   readonly heldBudget: HeldBytesBudget;
-  readonly finish: Finish;
   readonly counts: boolean;
   resolved!: ResolvedRequest;
   body!: Buffer;
@@ -153,7 +152,6 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     this.maxHeldBodyBytes = settings.maxHeldBodyBytes;
     this.clock = deps.clock;
     this.heldBudget = deps.heldBudget;
-    this.finish = report.finish;
     this.counts = ENDPOINT_TRAITS[endpoint].countsOnly;
     this.maxTokens = undefined;
     this.promptTokens = undefined;
@@ -195,6 +193,11 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   failedInternally(error: unknown): void {
     this.#report.finish(this.#report.node, 500);
     this.failed(error);
+  }
+
+  /** The failover's end reported, once (its node, status and figures). */
+  finish(node: string | undefined, status: number, extra?: FinishFigures): void {
+    this.#report.finish(node, status, extra);
   }
 
   /** Told each time the request waited in its model's queue (the request log's queue wait). */

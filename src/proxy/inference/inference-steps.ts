@@ -209,7 +209,7 @@ export function answerUnserved(deps: InferenceDeps, u: Unserved): void {
     sites: u.later[0]?.verdicts(u.end.state.failures),
     visible: u.caller.visible,
     fail: u.fail,
-    finish: u.report.finish,
+    finish: (node, status, extra) => u.report.finish(node, status, extra),
   });
 }
 

@@ -136,8 +136,8 @@ export interface RequestReport {
   /** The request log's particulars, filled in as the request goes (RequestDetail). */
   requestId: string;
   requestedModel: string;
-  /** The attempts kept so far (noteAttempt); replaced, not pushed onto, by the first. */
-  attempts: AttemptRecord[];
+  /** The attempts kept so far (noteAttempt): none shared until the first makes a list of one. */
+  attempts: readonly AttemptRecord[];
   queueWaitMs: number;
   bytesIn: number;
   refusal: string | undefined;
@@ -147,7 +147,8 @@ export interface RequestReport {
   prompt: LoggedPrompt | undefined;
   /** Each feature's own fields of the request, under its name (setField; core/request-fields.ts); undefined = none. */
   fields: RequestFields | undefined;
-  readonly finish: Finish;
+  /** Reports the request, once: a method of the report, never passed on detached. */
+  finish(node: string | undefined, status: number, extra?: FinishFigures): void;
 }
 
 /** Adds a hook run as the request ends, after those added before it. */
@@ -175,8 +176,9 @@ export function setFields(report: RequestReport, fields: RequestFields): void {
 /** Keeps one more attempt (the first MAX_ATTEMPT_RECORDS). */
 export function noteAttempt(report: RequestReport, record: AttemptRecord): void {
   // The first makes a list of one: an empty list's first push reserves seventeen slots (core/appended.ts).
-  if (report.attempts.length === 0) report.attempts = [record];
-  else if (report.attempts.length < MAX_ATTEMPT_RECORDS) report.attempts.push(record);
+  const attempts = report.attempts;
+  if (attempts.length === 0) report.attempts = [record];
+  else if (attempts.length < MAX_ATTEMPT_RECORDS) report.attempts = [...attempts, record];
 }
 
 export interface ReportDeps {
@@ -184,6 +186,9 @@ export interface ReportDeps {
   readonly events: EventBus<ProxyEvents>;
   readonly modelLabel: (model: string) => string;
 }
+
+/** No attempt yet: shared (the first attempt makes the request's own list, see noteAttempt). */
+const NO_ATTEMPTS: readonly AttemptRecord[] = Object.freeze([]);
 
 /**
  * `socket`: the client's connection. The bytes written to the client are what it wrote from now
@@ -195,70 +200,100 @@ export function startRequestReport(
   startedMs: number,
   socket: { readonly bytesWritten: number },
 ): RequestReport {
-  let finished = false;
-  const writtenBefore = socket.bytesWritten;
-  const report: RequestReport = {
-    startedMs,
-    model: '',
-    node: undefined,
-    usage: undefined,
-    labels: undefined,
-    onFinish: undefined,
-    requestId: '',
-    requestedModel: '',
-    attempts: [],
-    queueWaitMs: 0,
-    bytesIn: 0,
-    refusal: undefined,
-    observer: undefined,
-    prompt: undefined,
-    fields: undefined,
-    // One event object and one detail, built in place: every request runs this.
-    finish: (node, status, extra) => {
-      if (finished) return;
-      finished = true;
-      // What the answer used, as the attempt that answered read it (usage-reader.ts), kept on the report
-      // before the features' hooks read it.
-      report.usage ??= extra?.usage;
-      report.onFinish?.(status, node, extra);
-      const detail: Mutable<NonNullable<Finished['detail']>> = {
-        requestId: report.requestId,
-        endedAt: deps.clock.now(),
-        requestedModel: report.requestedModel.slice(0, MAX_LOGGED_MODEL),
-        servedModel: report.model.slice(0, MAX_LOGGED_MODEL),
-        attempts: report.attempts,
-        queueWaitMs: report.queueWaitMs,
-        bytesIn: report.bytesIn,
-        bytesOut: Math.max(0, socket.bytesWritten - writtenBefore),
-        refusal: report.refusal,
-        firstTokenMs: extra?.firstTokenMs,
-        interTokenMs: extra?.interTokenMs,
-      };
-      if (report.prompt !== undefined) detail.prompt = report.prompt;
-      const event: Mutable<Finished> = {
-        endpoint,
-        model: deps.modelLabel(report.model),
-        node,
-        status,
-        durationMs: deps.clock.monotonicMs() - startedMs,
-        firstByteMs: extra?.firstByteMs,
-        brokenError: extra?.brokenError,
-        clientAborted: extra?.clientAborted ?? false,
-        usage: report.usage,
-        detail,
-      };
-      // Absent, not undefined, when unset (as the event has always been).
-      const labels = report.labels;
-      if (labels?.tenant !== undefined) event.tenant = labels.tenant;
-      const fields =
-        labels?.fields === undefined
-          ? report.fields
-          : report.fields === undefined
-            ? labels.fields
-            : { ...labels.fields, ...report.fields };
-      if (fields !== undefined) event.fields = fields;
-      deps.events.emit('proxy:request-finished', event);
-    },
-  };
-  return report;
+  return new StartedReport(deps, endpoint, startedMs, socket);
+}
+
+/** A request's report: its fields, filled in as it goes, and `finish` a method (no closure per request). */
+class StartedReport implements RequestReport {
+  readonly startedMs: number;
+  model: string;
+  node: string | undefined;
+  usage: AnswerUsage | undefined;
+  labels: RequestLabels | undefined;
+  onFinish: FinishHook | undefined;
+  requestId: string;
+  requestedModel: string;
+  attempts: readonly AttemptRecord[];
+  queueWaitMs: number;
+  bytesIn: number;
+  refusal: string | undefined;
+  observer: RequestObserver | undefined;
+  prompt: LoggedPrompt | undefined;
+  fields: RequestFields | undefined;
+  readonly #deps: ReportDeps;
+  readonly #endpoint: string;
+  readonly #socket: { readonly bytesWritten: number };
+  readonly #writtenBefore: number;
+  #finished: boolean;
+
+  constructor(deps: ReportDeps, endpoint: string, startedMs: number, socket: { readonly bytesWritten: number }) {
+    this.startedMs = startedMs;
+    this.model = '';
+    this.node = undefined;
+    this.usage = undefined;
+    this.labels = undefined;
+    this.onFinish = undefined;
+    this.requestId = '';
+    this.requestedModel = '';
+    this.attempts = NO_ATTEMPTS;
+    this.queueWaitMs = 0;
+    this.bytesIn = 0;
+    this.refusal = undefined;
+    this.observer = undefined;
+    this.prompt = undefined;
+    this.fields = undefined;
+    this.#deps = deps;
+    this.#endpoint = endpoint;
+    this.#socket = socket;
+    this.#writtenBefore = socket.bytesWritten;
+    this.#finished = false;
+  }
+
+  // One event object and one detail, built in place: every request runs this.
+  finish(node: string | undefined, status: number, extra?: FinishFigures): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    const deps = this.#deps;
+    // What the answer used, as the attempt that answered read it (usage-reader.ts), kept on the report
+    // before the features' hooks read it.
+    this.usage ??= extra?.usage;
+    this.onFinish?.(status, node, extra);
+    const detail: Mutable<NonNullable<Finished['detail']>> = {
+      requestId: this.requestId,
+      endedAt: deps.clock.now(),
+      requestedModel: this.requestedModel.slice(0, MAX_LOGGED_MODEL),
+      servedModel: this.model.slice(0, MAX_LOGGED_MODEL),
+      attempts: this.attempts,
+      queueWaitMs: this.queueWaitMs,
+      bytesIn: this.bytesIn,
+      bytesOut: Math.max(0, this.#socket.bytesWritten - this.#writtenBefore),
+      refusal: this.refusal,
+      firstTokenMs: extra?.firstTokenMs,
+      interTokenMs: extra?.interTokenMs,
+    };
+    if (this.prompt !== undefined) detail.prompt = this.prompt;
+    const event: Mutable<Finished> = {
+      endpoint: this.#endpoint,
+      model: deps.modelLabel(this.model),
+      node,
+      status,
+      durationMs: deps.clock.monotonicMs() - this.startedMs,
+      firstByteMs: extra?.firstByteMs,
+      brokenError: extra?.brokenError,
+      clientAborted: extra?.clientAborted ?? false,
+      usage: this.usage,
+      detail,
+    };
+    // Absent, not undefined, when unset (as the event has always been).
+    const labels = this.labels;
+    if (labels?.tenant !== undefined) event.tenant = labels.tenant;
+    const fields =
+      labels?.fields === undefined
+        ? this.fields
+        : this.fields === undefined
+          ? labels.fields
+          : { ...labels.fields, ...this.fields };
+    if (fields !== undefined) event.fields = fields;
+    deps.events.emit('proxy:request-finished', event);
+  }
 }
