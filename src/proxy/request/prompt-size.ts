@@ -17,6 +17,7 @@ import {
   type TokenRatio,
 } from '#src/capacity/index.ts';
 import { requestBoundedJson } from '#src/core/bounded-json.ts';
+import { appended } from '#src/core/appended.ts';
 import { isRecord } from '#src/core/is-record.ts';
 import { COUNTED_AS, isAnthropicPath } from '#src/config/index.ts';
 import { tokenizerFor, truncatesSilently, type TokenizeDialect } from '#src/kinds/index.ts';
@@ -49,7 +50,32 @@ export interface PromptText {
   readonly givenTokens: number;
 }
 
-function collectContent(content: unknown, pieces: string[]): void {
+/** Where a prompt's text pieces are collected (anthropic-prompt.ts and pair-prompt.ts push into one too). */
+interface PieceSink {
+  push(piece: string): unknown;
+}
+
+/**
+ * A prompt's pieces as they are found: most prompts have one or two, so the list is made with the
+ * first (core/appended.ts: an empty list's first push reserves seventeen slots), and a request
+ * reads its prompt twice (its size, and what its answer teaches).
+ */
+class Pieces implements PieceSink {
+  list: string[] | undefined;
+
+  constructor() {
+    this.list = undefined;
+  }
+
+  push(piece: string): void {
+    this.list = appended(this.list, piece);
+  }
+}
+
+/** A prompt with no text (a body without one): one list for them all. */
+const NO_PIECES: readonly string[] = Object.freeze([]);
+
+function collectContent(content: unknown, pieces: PieceSink): void {
   if (typeof content === 'string') pieces.push(content);
   else if (Array.isArray(content)) {
     for (let i = 0; i < content.length; i += 1) {
@@ -60,7 +86,7 @@ function collectContent(content: unknown, pieces: string[]): void {
   }
 }
 
-function collectMessages(messages: unknown, pieces: string[]): number {
+function collectMessages(messages: unknown, pieces: PieceSink): number {
   if (!Array.isArray(messages)) return 0;
   // Indexed loops here and below: no iterator and result objects per element while the code is cold.
   for (let i = 0; i < messages.length; i += 1) {
@@ -82,7 +108,7 @@ function collectMessages(messages: unknown, pieces: string[]): number {
 }
 
 /** Strings and token-id arrays of a completions `prompt` or an embeddings `input`. */
-function collectPrompt(prompt: unknown, pieces: string[]): number {
+function collectPrompt(prompt: unknown, pieces: PieceSink): number {
   if (typeof prompt === 'string') {
     pieces.push(prompt);
     return 0;
@@ -97,7 +123,7 @@ function collectPrompt(prompt: unknown, pieces: string[]): number {
 export function promptText(counted: string, json: Readonly<Record<string, unknown>>): PromptText {
   // A count (`…/input_tokens`) sizes the body of the endpoint it counts for.
   const endpoint = COUNTED_AS[counted] ?? counted;
-  const pieces: string[] = [];
+  const pieces = new Pieces();
   let messages = 0;
   let givenTokens = 0;
   if (endpoint === '/v1/chat/completions' || endpoint === '/api/chat') {
@@ -111,7 +137,7 @@ export function promptText(counted: string, json: Readonly<Record<string, unknow
     // Ollama's generate: `system` and `prompt` (its template wraps them: counted as two messages).
     if (typeof json.system === 'string') pieces.push(json.system);
     if (typeof json.prompt === 'string') pieces.push(json.prompt);
-    messages = pieces.length;
+    messages = pieces.list?.length ?? 0;
   } else if (endpoint === '/api/embeddings') {
     givenTokens = collectPrompt(json.prompt, pieces);
   } else if (endpoint === '/v1/responses') {
@@ -130,7 +156,7 @@ export function promptText(counted: string, json: Readonly<Record<string, unknow
   } else if (isRerankOrScore(endpoint)) {
     messages = longestPairPieces(json, pieces);
   }
-  return { pieces, messages, givenTokens };
+  return { pieces: pieces.list ?? NO_PIECES, messages, givenTokens };
 }
 
 export function templateTokens(text: PromptText): number {
