@@ -18,9 +18,22 @@ export const systemClock: Clock = Object.freeze({
   setTimeout(fn: () => void, ms: number): Timer {
     const handle = setTimeout(fn, ms);
     handle.unref();
-    return { cancel: () => clearTimeout(handle) };
+    return new SystemTimer(handle);
   },
 });
+
+/** A timer of the system clock: one object, its cancel a method (no closure per timer: requests set them). */
+class SystemTimer implements Timer {
+  readonly #handle: NodeJS.Timeout;
+
+  constructor(handle: NodeJS.Timeout) {
+    this.#handle = handle;
+  }
+
+  cancel(): void {
+    clearTimeout(this.#handle);
+  }
+}
 
 /** Resolves after `ms` on the given clock, or rejects when `signal` aborts. */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {

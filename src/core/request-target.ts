@@ -80,7 +80,9 @@ function parsed(raw: string, absolute: string): RequestTarget {
 export function hostProblem(rawHeaders: readonly string[]): string | undefined {
   let host: string | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() !== 'host') continue;
+    // Lower-cased only when it may be `host` (four letters): no string is made for every other name.
+    const name = rawHeaders[i] ?? '';
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue;
     if (host !== undefined) return 'more than one Host header';
     host = rawHeaders[i + 1] ?? '';
   }

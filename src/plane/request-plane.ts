@@ -7,7 +7,6 @@
 // the control plane only through its ports (src/ports/); everything it does not own — leases,
 // queues, health, listings, the site store — is on the other side of them.
 
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '#src/core/clock.ts';
@@ -19,6 +18,7 @@ import {
   ActiveRequests,
   HeldBytesBudget,
   mergeTables,
+  newRequestIds,
   publicEndpoints,
   requestSettings,
   sameCorsOrigins,
@@ -106,6 +106,8 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
   const heldBudget = new HeldBytesBudget(heldShare(config));
   // What the features hold for the plane's life (request-features.ts): the request features are built over it.
   const planeFeatures = planeFeaturesFor(config, ports, { config: () => config, clock, events, tracer: host.tracer, heldBudget });
+  // The ids this plane gives requests (random UUIDs), one maker for the plane's life.
+  const requestIds = host.newRequestId ?? newRequestIds();
   // The request features the config enables (request-features.ts), and the public table built over them.
   const build = (
     features: readonly RequestFeature[],
@@ -121,7 +123,7 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
       settings,
       heldBudget,
       modelLabel: host.modelLabel,
-      newRequestId: host.newRequestId ?? randomUUID,
+      newRequestId: requestIds,
       hooks: requestHooksOf(features),
     };
     const publicTable = publicEndpoints({

@@ -3,10 +3,19 @@
 // list (plane/request-features.ts) imports them from their own folders.
 export { handleInference } from './inference/inference-handler.ts';
 export { NO_HOOKS, type InferenceDeps, type RequestHooks } from './inference/inference-deps.ts';
-export { createHttpServer, listen, urlOf, sendJson, type EndpointsInForce } from './http/server.ts';
-export { TableBuilder, mergeTables, type EndpointTable, type Handler } from './http/endpoint-table.ts';
+export {
+  ActiveRequests,
+  createHttpServer,
+  listen,
+  urlOf,
+  sendJson,
+  TableBuilder,
+  mergeTables,
+  type EndpointsInForce,
+  type EndpointTable,
+  type Handler,
+} from './http/server.ts';
 export { publicEndpoints, INFERENCE_PATHS, type PublicEndpointDeps } from './inference/public-endpoints.ts';
-export { ActiveRequests } from './http/active-requests.ts';
 export { sameCorsOrigins } from './http/cors.ts';
 export { fleetStatus, healthHttpStatus, type FleetStatus } from './inference/fleet-status.ts';
 export { isLoopbackAddress, presentedKey, rotatingKeyCheck, unauthorized } from './http/auth.ts';
@@ -21,7 +30,7 @@ export { readBody } from './http/read-body.ts';
 export { buildCatalog } from './request/model-catalog.ts';
 export { fleetModels } from './request/models-list.ts';
 export { requestSettings, type RequestSettings } from './request/request-settings.ts';
-export { sessionKeyOf, type SessionKey } from './request/session-key.ts';
+export { sessionKeyOf, type SessionKey } from './request/affinity-key.ts';
 export { siteLabel } from './failover/target.ts';
 export { upstreamVerdict } from './failover/upstream-verdict.ts';
 export { translationFor } from './translate/translation-choice.ts';
@@ -38,5 +47,11 @@ export {
   type SourceAsk,
   type StartedRequest,
 } from './feature/request-feature.ts';
-export { chatBytesBounds, promptBounds, type PromptBounds } from './request/prompt-bounds.ts';
-export { whenFinished, type FinishHook, type RequestLabels, type RequestObserver } from './request/request-report.ts';
+export { chatBytesBounds, promptBounds, type PromptBounds } from './request/prompt-size.ts';
+export {
+  newRequestIds,
+  whenFinished,
+  type FinishHook,
+  type RequestLabels,
+  type RequestObserver,
+} from './request/request-report.ts';

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { CorsOrigins } from '#src/config/index.ts';
 import { methodNotAllowed } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
-import type { EndpointTable, Handler } from './endpoint-table.ts';
+import type { EndpointTable, Handler } from './server.ts';
 import { sendError } from './openai-error.ts';
 
 /** How long a browser may reuse a preflight answer (Chrome caps it at 7200 s). */

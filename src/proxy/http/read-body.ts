@@ -22,45 +22,52 @@ export function readBodyInto(req: IncomingMessage, maxBytes: number, sink: BodyS
     sink.bodyFailed(bodyTooLarge(maxBytes), Number(declared));
     return;
   }
-  // Most bodies are one chunk: the list is made with it (core/appended.ts).
-  let chunks: Buffer[] | undefined;
+  // Most bodies are one chunk: it is the body, no list; a list holds the chunks after it (core/appended.ts).
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
   let total = 0;
-  const cleanup = (): void => {
-    req.off('data', onData);
-    req.off('end', onEnd);
-    req.off('error', onError);
-    req.off('close', onClose);
-  };
   const onData = (chunk: Buffer): void => {
     total += chunk.length;
     if (total > maxBytes) {
-      cleanup();
+      stopReading(req, onData, onEnd, onStop);
       req.resume();
       sink.bodyFailed(bodyTooLarge(maxBytes), total);
       return;
     }
-    chunks = appended(chunks, chunk);
+    if (first === undefined) first = chunk;
+    else more = appended(more, chunk);
   };
   const onEnd = (): void => {
-    cleanup();
-    sink.bodyRead(
-      chunks === undefined ? Buffer.concat([], 0) : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total),
-    );
+    stopReading(req, onData, onEnd, onStop);
+    sink.bodyRead(first === undefined ? Buffer.alloc(0) : more === undefined ? first : Buffer.concat([first, ...more], total));
   };
-  const onError = (error: Error): void => {
-    cleanup();
-    sink.bodyFailed(badRequest(`could not read the request body: ${error.message}`), total);
-  };
-  const onClose = (): void => {
-    if (!req.complete) {
-      cleanup();
-      sink.bodyFailed(badRequest('the client closed the connection before sending the whole body'), total);
-    }
+  // One listener for 'error' (told its error) and 'close' (told nothing; after the whole body, nothing to tell).
+  const onStop = (error?: Error): void => {
+    if (error === undefined && req.complete) return;
+    stopReading(req, onData, onEnd, onStop);
+    const why =
+      error === undefined
+        ? 'the client closed the connection before sending the whole body'
+        : `could not read the request body: ${error.message}`;
+    sink.bodyFailed(badRequest(why), total);
   };
   req.on('data', onData);
   req.on('end', onEnd);
-  req.on('error', onError);
-  req.on('close', onClose);
+  req.on('error', onStop);
+  req.on('close', onStop);
+}
+
+/** The listeners readBodyInto added, taken off: its sink is told once. */
+function stopReading(
+  req: IncomingMessage,
+  onData: (chunk: Buffer) => void,
+  onEnd: () => void,
+  onStop: (error?: Error) => void,
+): void {
+  req.off('data', onData);
+  req.off('end', onEnd);
+  req.off('error', onStop);
+  req.off('close', onStop);
 }
 
 /** The body, read as a promise (the admin routes'). */

@@ -7,8 +7,7 @@ import type { GatewayError } from '#src/core/errors.ts';
 import type { InferenceEndpoint } from '#src/config/index.ts';
 import { sendError } from '../http/openai-error.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
-import { startRequestReport } from '../request/request-report.ts';
-import { requestIdFor } from '../request/request-id.ts';
+import { requestIdFor, startRequestReport } from '../request/request-report.ts';
 import type { InferenceDeps } from './inference-deps.ts';
 
 export function refuseBeforeInference(

@@ -22,7 +22,7 @@ import { routeRequestFor, type RouteRequest } from '#src/routing/index.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { HeldBytesBudget } from '../attempt/held-budget.ts';
-import { Answering } from '../http/endpoint-table.ts';
+import { Answering } from '../http/server.ts';
 import { readBodyInto, type BodySink } from '../http/read-body.ts';
 import {
   startFailoverRun,
@@ -48,10 +48,9 @@ import {
 } from '../feature/request-feature.ts';
 import { judgeAdmission, judgeBody, judgeModel } from '../feature/request-gates.ts';
 import { markedAttempts, type MarkFacts } from '../feature/request-marks.ts';
-import type { PromptBounds } from '../request/prompt-bounds.ts';
-import { requestedMaxTokens } from '../request/prompt-size.ts';
+import { requestedMaxTokens, type PromptBounds } from '../request/prompt-size.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
-import type { Finish, RequestObserver, RequestReport } from '../request/request-report.ts';
+import type { FinishFigures, RequestObserver, RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { AnsweredHere } from '../request/gateway-count.ts';
 import { GATEWAY_ANSWERS } from './gateway-answers.ts';
@@ -115,7 +114,6 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   readonly maxHeldBodyBytes: number;
   readonly clock: Clock;
   readonly heldBudget: HeldBytesBudget;
-  readonly finish: Finish;
   readonly counts: boolean;
   resolved!: ResolvedRequest;
   body!: Buffer;
@@ -153,7 +151,6 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
     this.maxHeldBodyBytes = settings.maxHeldBodyBytes;
     this.clock = deps.clock;
     this.heldBudget = deps.heldBudget;
-    this.finish = report.finish;
     this.counts = ENDPOINT_TRAITS[endpoint].countsOnly;
     this.maxTokens = undefined;
     this.promptTokens = undefined;
@@ -195,6 +192,11 @@ class InferenceRun extends Answering implements BodySink, RequestAsk, AttemptSet
   failedInternally(error: unknown): void {
     this.#report.finish(this.#report.node, 500);
     this.failed(error);
+  }
+
+  /** The failover's end reported, once (its node, status and figures). */
+  finish(node: string | undefined, status: number, extra?: FinishFigures): void {
+    this.#report.finish(node, status, extra);
   }
 
   /** Told each time the request waited in its model's queue (the request log's queue wait). */

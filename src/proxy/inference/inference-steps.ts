@@ -21,13 +21,11 @@ import { featureReaders } from '../request/affinity-key.ts';
 import { loggedPrompt } from '../request/logged-prompt.ts';
 import { fleetJsonKeys } from '../request/model-readings.ts';
 import { resolveMultipartRequest } from '../request/multipart-model.ts';
-import type { PromptBounds } from '../request/prompt-bounds.ts';
-import { requestIdFor } from '../request/request-id.ts';
 import { resolveRequest, type ResolvedRequest } from '../request/request-model.ts';
-import { noteAttempt, setFields, startRequestReport, type RequestReport } from '../request/request-report.ts';
+import { noteAttempt, requestIdFor, setFields, startRequestReport, type RequestReport } from '../request/request-report.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
 import type { AnsweredHere } from '../request/gateway-count.ts';
-import { sizePrompt } from '../request/size-prompt.ts';
+import { sizePrompt, type PromptBounds } from '../request/prompt-size.ts';
 import type { InferenceDeps } from './inference-deps.ts';
 
 export type Fail = (error: GatewayError, headers?: Readonly<Record<string, string>>) => void;
@@ -36,7 +34,7 @@ export type Fail = (error: GatewayError, headers?: Readonly<Record<string, strin
 export function reportFor(deps: InferenceDeps, endpoint: InferenceEndpoint, req: IncomingMessage, caller: Caller): RequestReport {
   // Bytes written to the client: what its socket writes while this request is answered (head and body).
   const report = startRequestReport(deps, endpoint, deps.clock.monotonicMs(), req.socket);
-  // Sent to the node, returned, and logged (request-id.ts).
+  // Sent to the node, returned, and logged (request-report.ts).
   report.requestId = requestIdFor(req.headers['x-request-id'], deps.newRequestId);
   report.labels = caller.labels;
   deps.hooks.started?.({ endpoint, req, caller, report });
@@ -210,7 +208,7 @@ export function answerUnserved(deps: InferenceDeps, u: Unserved): void {
     sites: u.later[0]?.verdicts(u.end.state.failures),
     visible: u.caller.visible,
     fail: u.fail,
-    finish: u.report.finish,
+    finish: (node, status, extra) => u.report.finish(node, status, extra),
   });
 }
 

@@ -9,10 +9,9 @@ import type { Clock } from '#src/core/clock.ts';
 import { GatewayError, routeNotFound } from '#src/core/errors.ts';
 import type { FleetView } from '#src/ports/index.ts';
 import type { Caller } from '../feature/request-feature.ts';
-import type { Handler, TableBuilder } from '../http/endpoint-table.ts';
 import { OLLAMA_ERRORS } from '../http/error-dialect.ts';
 import { sendError } from '../http/openai-error.ts';
-import { sendJson } from '../http/server.ts';
+import { sendJson, type Handler, type TableBuilder } from '../http/server.ts';
 import {
   OLLAMA_LISTING_PATHS,
   OLLAMA_MANAGEMENT_ROUTES,

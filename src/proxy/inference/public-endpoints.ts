@@ -15,10 +15,9 @@ import { CONTROL_PATH, INFERENCE_ENDPOINTS, RESPONSES_PREFIX, responseIdOf, type
 import type { FleetView } from '#src/ports/index.ts';
 import { servedModelName } from '#src/routing/index.ts';
 import { withCors } from '../http/cors.ts';
-import { subtree, TableBuilder, type EndpointTable, type Handler } from '../http/endpoint-table.ts';
 import { ANTHROPIC_ERRORS, errorDialectFor, type ErrorDialect } from '../http/error-dialect.ts';
 import { sendError } from '../http/openai-error.ts';
-import { sendJson } from '../http/server.ts';
+import { sendJson, subtree, TableBuilder, type EndpointTable, type Handler } from '../http/server.ts';
 import { anthropicModel, anthropicPage, pageQuery, wantsAnthropicShape } from '../request/anthropic-models.ts';
 import { fleetModels, type FleetModel } from '../request/models-list.ts';
 import {

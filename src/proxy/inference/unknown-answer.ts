@@ -47,7 +47,7 @@ export async function answerAsUnknown(deps: InferenceDeps, a: UnknownAnswer): Pr
     visible: a.verdict.visible,
     answerAs: a.verdict.kind,
     fail: a.fail,
-    finish: a.report.finish,
+    finish: (node, status, extra) => a.report.finish(node, status, extra),
   });
 }
 

@@ -11,7 +11,7 @@ import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import { largestContext, unknownVerdict, type SiteExclusion } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import type { FailoverState } from '../failover/failover-state.ts';
-import { refusalFigure } from '../request/prompt-bounds.ts';
+import { refusalFigure } from '../request/prompt-size.ts';
 import {
   allAttemptsFailed,
   blockedByPinnedModels,

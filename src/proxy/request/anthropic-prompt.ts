@@ -7,7 +7,7 @@
 import { isRecord } from '#src/core/is-record.ts';
 
 /** One content value (a string or an array of blocks) into `pieces`. */
-function collectBlocks(content: unknown, pieces: string[]): void {
+function collectBlocks(content: unknown, pieces: { push(piece: string): unknown }): void {
   if (typeof content === 'string') {
     pieces.push(content);
     return;
@@ -25,7 +25,7 @@ function collectBlocks(content: unknown, pieces: string[]): void {
 }
 
 /** The pieces and the number of messages (the system prompt counts as one, as a chat template renders it). */
-export function anthropicPromptPieces(json: Readonly<Record<string, unknown>>, pieces: string[]): number {
+export function anthropicPromptPieces(json: Readonly<Record<string, unknown>>, pieces: { push(piece: string): unknown }): number {
   let messages = 0;
   if (json.system !== undefined && json.system !== null && json.system !== '') {
     collectBlocks(json.system, pieces);

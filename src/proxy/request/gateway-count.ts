@@ -11,9 +11,9 @@
 // over what a tokenizer would see of the body (system, messages, tools: anthropic-prompt.ts;
 // instructions and input for a Responses body):
 //   - `tokenizer`: a node that has the model loaded counted it with its own tokenizer (the same
-//     call the prompt sizing makes: exact-tokens.ts), plus the chat template's allowance;
+//     call the prompt sizing makes: prompt-size.ts), plus the chat template's allowance;
 //   - `bound`: no such node (none has the model loaded, or none has a tokenizer request we know, or
-//     it did not answer in time): the gateway's upper bound for the prompt (prompt-bounds.ts: the
+//     it did not answer in time): the gateway's upper bound for the prompt (prompt-size.ts: the
 //     bytes, tightened by what the fleet's answers taught), never below the true count.
 // The `x-switchyard-count` header says which. A count never loads a model: the tokenizer is asked
 // only of a node that has the model loaded (docs/protocols-endpoints.md).
@@ -23,10 +23,15 @@ import type { InferenceEndpoint } from '#src/config/index.ts';
 import { fleetRatio, residencyOf } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { endpointLack } from '#src/routing/index.ts';
-import { countPromptTokens, pickTokenizerNode } from './exact-tokens.ts';
-import { exactBounds, promptBounds, type PromptBounds } from './prompt-bounds.ts';
-import { promptText } from './prompt-size.ts';
-import type { SizingDeps } from './size-prompt.ts';
+import {
+  countPromptTokens,
+  exactBounds,
+  pickTokenizerNode,
+  promptBounds,
+  promptText,
+  type PromptBounds,
+  type SizingDeps,
+} from './prompt-size.ts';
 
 /** The header that says how the gateway counted: `tokenizer` or `bound`. */
 export const COUNT_HEADER = 'x-switchyard-count';

@@ -33,7 +33,7 @@ function longest(texts: readonly string[]): string | undefined {
 }
 
 /** Pushes the longest first text and the longest second text; returns the message count (1 pair). */
-export function longestPairPieces(json: Readonly<Record<string, unknown>>, pieces: string[]): number {
+export function longestPairPieces(json: Readonly<Record<string, unknown>>, pieces: { push(piece: string): unknown }): number {
   const first = textsOf(json.query ?? json.queries ?? json.text_1 ?? json.data_1);
   const second = textsOf(json.documents ?? json.text_2 ?? json.data_2);
   const a = longest(first);

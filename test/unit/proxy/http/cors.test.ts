@@ -2,8 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { allowedOrigin, answerCorsHeaders, preflightHeaders, sameCorsOrigins, withCors } from '#src/proxy/http/cors.ts';
-import type { Handler } from '#src/proxy/http/endpoint-table.ts';
-import { lookupPath, subtree, TableBuilder } from '#src/proxy/http/endpoint-table.ts';
+import { lookupPath, subtree, TableBuilder, type Handler } from '#src/proxy/http/server.ts';
 import { modelIdOf, retrieveModel } from '#src/proxy/inference/model-retrieve.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { FleetModel } from '#src/proxy/request/models-list.ts';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judgeOverflowRefusal, type OverflowFacts } from '#src/proxy/request/overflow-refusal.ts';
-import { tokenizerIsMoot } from '#src/proxy/request/size-prompt.ts';
+import { tokenizerIsMoot } from '#src/proxy/request/prompt-size.ts';
 
 const base: OverflowFacts = {
   estimate: 20_000,

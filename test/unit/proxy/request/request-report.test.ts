@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
 import type { ProxyEvents } from '#src/proxy/request/proxy-events.ts';
-import { setField, startRequestReport, whenFinished, type RequestReport } from '#src/proxy/request/request-report.ts';
+import {
+  clientRequestId,
+  MAX_REQUEST_ID_LENGTH,
+  newRequestIds,
+  requestIdFor,
+  setField,
+  startRequestReport,
+  whenFinished,
+  type RequestReport,
+} from '#src/proxy/request/request-report.ts';
 import { FORWARDED_FROM } from '#src/core/forwarded-from.ts';
 import { fieldKey } from '#src/core/request-fields.ts';
 
@@ -63,4 +72,62 @@ test('finished hooks run once, in the order added, before the event, with the us
   assert.deepEqual(order, ['first 200 n1 cut', 'second 200 4', 'reported']);
   assert.equal(events.length, 1);
   assert.equal(events[0]?.brokenError, 'cut');
+});
+
+// ---- the request id
+
+const KEPT: readonly string[] = [
+  'abc',
+  'a1b2-c3',
+  '0af7651916cd43dd8448eb211c80319c',
+  'req_01HZX:7/2+=@x.y',
+  'x'.repeat(MAX_REQUEST_ID_LENGTH),
+];
+const REPLACED: readonly (string | string[] | undefined)[] = [
+  undefined,
+  '',
+  'two words',
+  'a"b',
+  'back\\slash',
+  'tab\there',
+  'new\nline',
+  'x'.repeat(MAX_REQUEST_ID_LENGTH + 1),
+  'grüße',
+  'semi;colon',
+  ['a', 'b'],
+];
+
+for (const id of KEPT) {
+  test(`a client id ${JSON.stringify(id.slice(0, 40))} is kept`, () => {
+    assert.equal(clientRequestId(id), id);
+    assert.equal(
+      requestIdFor(id, () => 'new'),
+      id,
+    );
+  });
+}
+
+for (const header of REPLACED) {
+  test(`a client id ${JSON.stringify(header)?.slice(0, 40)} is replaced by a new one`, () => {
+    assert.equal(clientRequestId(header), undefined);
+    assert.equal(
+      requestIdFor(header, () => 'new'),
+      'new',
+    );
+  });
+}
+
+/** A random UUID's text, version 4 and RFC 9562's variant (what crypto.randomUUID gives). */
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+test('the ids the gateway makes are random version-4 UUIDs, none twice, over many random fills', () => {
+  const make = newRequestIds();
+  const ids = Array.from({ length: 1000 }, make);
+  for (const id of ids) assert.match(id, UUID_V4);
+  assert.equal(new Set(ids).size, ids.length);
+  // Each hex digit of the random part takes every value somewhere: the text is written from the fill, not fixed.
+  for (const at of [0, 9, 20, 35]) assert.equal(new Set(ids.map((id) => id[at])).size, 16, `position ${at}`);
+  // A second maker shares nothing with the first.
+  const other = Array.from({ length: 200 }, newRequestIds());
+  assert.equal(other.filter((id) => ids.includes(id)).length, 0);
 });

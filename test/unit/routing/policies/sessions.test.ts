@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { NodeView, RoutingSnapshot } from '#src/nodes/index.ts';
-import { sessionKeyOf } from '#src/proxy/request/session-key.ts';
+import { sessionKeyOf } from '#src/proxy/request/affinity-key.ts';
 import {
   createPolicy,
   leastInFlight,

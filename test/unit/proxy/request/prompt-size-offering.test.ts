@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MockAgent } from 'undici';
-import { sizePrompt, type SizingDeps } from '#src/proxy/request/size-prompt.ts';
+import { sizePrompt, type SizingDeps } from '#src/proxy/request/prompt-size.ts';
 import { servedModelName } from '#src/routing/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 import { model, node, NOW, snapshotOf } from '#test/fixtures/builders.ts';

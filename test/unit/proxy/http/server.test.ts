@@ -1,9 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer, listen } from '#src/proxy/http/server.ts';
-import { Answering, type EndpointTable, type Handler } from '#src/proxy/http/endpoint-table.ts';
-import { ActiveRequests } from '#src/proxy/http/active-requests.ts';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import {
+  ActiveRequests,
+  Answering,
+  createHttpServer,
+  listen,
+  mergeTables,
+  TableBuilder,
+  type EndpointTable,
+  type Handler,
+} from '#src/proxy/http/server.ts';
 
 function serverWith(handler: Handler, onHandlerError: (error: unknown) => void): ReturnType<typeof createHttpServer> {
   const table: EndpointTable = new Map([['/x', new Map([['GET', handler]])]]);
@@ -117,4 +126,43 @@ test('an Answering is awaited like a promise: it resolves when answered, rejects
   const told: unknown[] = [];
   failed.onFailure((error) => told.push(error));
   assert.equal(told.length, 1, 'a failure before anyone listened is told at once');
+});
+
+// ---- the endpoint table, and the requests being answered
+
+const noop: Handler = () => {};
+const other: Handler = () => {};
+
+test('a table maps path, then method, to its handler', () => {
+  const builder = new TableBuilder();
+  builder.add('GET', '/a', noop);
+  builder.add('POST', '/a', other);
+  const table = builder.table();
+  assert.deepEqual([...(table.get('/a')?.keys() ?? [])], ['GET', 'POST']);
+  assert.equal(table.get('/a')?.get('POST'), other);
+});
+
+test("merged tables: a later table replaces an earlier one's path with all its methods", () => {
+  const first = new TableBuilder();
+  first.add('GET', '/health', noop);
+  first.add('POST', '/health', noop);
+  first.add('GET', '/v1/models', noop);
+  const second = new TableBuilder();
+  second.add('GET', '/health', other);
+  const merged = mergeTables(first.table(), second.table());
+  assert.deepEqual([...(merged.get('/health')?.entries() ?? [])], [['GET', other]]);
+  assert.equal(merged.get('/v1/models')?.get('GET'), noop);
+});
+
+test('active requests count each response until it closes', () => {
+  const active = new ActiveRequests();
+  const a = new ServerResponse(new IncomingMessage(new Socket()));
+  const b = new ServerResponse(new IncomingMessage(new Socket()));
+  active.track(a);
+  active.track(b);
+  assert.equal(active.count(), 2);
+  a.emit('close');
+  assert.equal(active.count(), 1);
+  b.emit('close');
+  assert.equal(active.count(), 0);
 });
