@@ -90,7 +90,7 @@ export class Gateway {
     if (count > 1) return Gateway.#startWithWorkers(options, parts, { serve, ownActive, count });
     // One thread: this thread hosts the request plane, over the Scheduler and the registry themselves.
     const tracer = await parts.tracer('main', (fields, message) => log('warn', fields, message));
-    const plane = buildRequestPlane(parts.ports(), {
+    const plane = await buildRequestPlane(parts.ports(), {
       clock: parts.clock,
       config: options.config,
       events: parts.proxyEvents,
