@@ -122,7 +122,7 @@ export interface PlaneFeatures {
 }
 
 /** What a plane gives its features beside the config. */
-export interface PlaneFeatureHost extends Omit<FeatureHost, 'remote'> {
+export interface PlaneFeatureHost extends Omit<FeatureHost, 'remote' | 'sites'> {
   /** The plane's share of the held-answer budget (a remote site's answer is held like a node's). */
   readonly heldBudget: HeldBytesBudget;
 }
