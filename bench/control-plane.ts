@@ -21,6 +21,8 @@ export interface ControlPlaneOptions {
   readonly root?: string;
   /** Node flags for the gateway process (e.g. heap sizes to compare). */
   readonly nodeFlags?: readonly string[];
+  /** Environment of the gateway process beside the bench's (e.g. glibc's MALLOC_* settings to compare). */
+  readonly env?: Readonly<Record<string, string>>;
   readonly label: string;
   /** With these, the requests under scale are measured too. */
   readonly load?: { readonly tool: LoadTool; readonly jsonBodyFile: string; readonly durationS: number };
@@ -108,6 +110,7 @@ export async function runControlPlaneBench(options: ControlPlaneOptions): Promis
     const gateway = await startGateway(config, {
       ...(options.root === undefined ? {} : { root: options.root }),
       nodeFlags: options.nodeFlags ?? [],
+      env: { ...options.env },
     });
     try {
       await sleepMs(options.warmupS * 1000);
@@ -199,6 +202,8 @@ if (import.meta.main) {
       flags: { type: 'string', default: '' },
       measure: { type: 'string', default: '12' },
       root: { type: 'string' },
+      // Space-separated NAME=VALUE pairs for the gateway's environment (e.g. "MALLOC_ARENA_MAX=2").
+      env: { type: 'string', default: '' },
     },
   });
   const { clockTicksPerSecond } = await import('./proc-stats.ts');
@@ -209,9 +214,15 @@ if (import.meta.main) {
     warmupS: 8,
     measureS: Number(values.measure),
     ticksPerSecond: clockTicksPerSecond(),
-    label: `${values.root ?? 'switchyard'}${values.flags === '' ? '' : ` ${values.flags}`}`,
+    label: `${values.root ?? 'switchyard'}${values.flags === '' ? '' : ` ${values.flags}`}${values.env === '' ? '' : ` ${values.env}`}`,
     ...(values.root === undefined ? {} : { root: values.root }),
     nodeFlags: values.flags.split(' ').filter((f) => f !== ''),
+    env: Object.fromEntries(
+      values.env
+        .split(' ')
+        .filter((pair) => pair.includes('='))
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+    ),
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

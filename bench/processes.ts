@@ -129,7 +129,13 @@ export function withHeapFlags(flags: readonly string[]): string[] {
   return [...CHOSEN_HEAP_FLAGS.filter((flag) => !given.includes(flag.slice(0, flag.indexOf('=')))), ...flags];
 }
 
-/** `switchyard serve` as its own process, with the given config text. */
+/**
+ * glibc's malloc settings docs/performance.md chose (issue 42, "malloc"); the launcher sets them
+ * (examples/switchyard.service), as it passes the heap flags: glibc reads them only at start.
+ */
+export const CHOSEN_MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+
+/** `switchyard serve` as its own process, with the given config text (and the chosen malloc settings, unless `env` names its own). */
 export async function startGateway(
   configToml: string,
   options: { nodeFlags?: readonly string[]; env?: Record<string, string>; root?: string } = {},
@@ -147,7 +153,7 @@ export async function startGateway(
       file,
     ],
     isReady: (line) => line.includes('"gateway listening"'),
-    env: options.env ?? {},
+    env: { ...CHOSEN_MALLOC_ENV, ...options.env },
   });
   const url = child.ready.url;
   if (typeof url !== 'string') throw new Error('gateway announced no url');

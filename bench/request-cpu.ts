@@ -7,7 +7,16 @@
 //
 //   node bench/request-cpu.ts [--candidate DIR] [--workload json|sse|body10k] [--connections 64]
 //                             [--duration 3] [--rounds 5] ["--gateway-flags=--cpu-prof --cpu-prof-dir=D"]
-//                             [--perf DIR]
+//                             [--perf DIR] ["--candidate-flags=--max-semi-space-size=8"]
+//                             ["--gateway-env=MALLOC_ARENA_MAX=2"] ["--candidate-env=..."]
+//
+// --candidate-flags: the candidate's Node flags instead of --gateway-flags (with --candidate ., one
+// checkout under two heap settings side by side: docs/performance.md, "Memory flags"); the chosen
+// heap flags are added to each unless it names its own (`--max-semi-space-size=0` is V8's default).
+// --gateway-env / --candidate-env: space-separated NAME=VALUE pairs set in that gateway's
+// environment (glibc's MALLOC_* settings).
+// Each target's RSS after the last round and its peak (VmHWM) over the rounds are printed beside
+// its CPU (the peak is reset after the warm-up).
 //
 // --perf DIR: `perf record -e cpu-clock` (CPU time, not wall time: a V8 profile on a busy machine
 // charges the time the process waited in a system call to that call) on each target during the
@@ -22,9 +31,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pickTool, runLoad } from './load.ts';
-import { clockTicksPerSecond, cpuSeconds } from './proc-stats.ts';
+import { clockTicksPerSecond, cpuSeconds, memory, resetPeak } from './proc-stats.ts';
 import { proxyGatewayConfig, startGateway, startNodeScript, type Child } from './processes.ts';
-import { median } from './stats.ts';
+import { MB, median } from './stats.ts';
 import { workloads, writeBodies, type WorkloadName } from './workloads.ts';
 
 interface Target {
@@ -46,6 +55,9 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '5' },
     'gateway-flags': { type: 'string', default: '' },
+    'candidate-flags': { type: 'string' },
+    'gateway-env': { type: 'string', default: '' },
+    'candidate-env': { type: 'string', default: '' },
     tool: { type: 'string' },
     perf: { type: 'string' },
   },
@@ -61,6 +73,21 @@ const gatewayFlags = [
   ...values['gateway-flags'].split(' ').filter((flag) => flag !== ''),
   ...(perfDir === undefined ? [] : ['--perf-basic-prof', '--interpreted-frames-native-stack']),
 ];
+const candidateFlags =
+  values['candidate-flags'] === undefined
+    ? gatewayFlags
+    : [
+        ...values['candidate-flags'].split(' ').filter((flag) => flag !== ''),
+        ...(perfDir === undefined ? [] : ['--perf-basic-prof', '--interpreted-frames-native-stack']),
+      ];
+/** `A=1 B=2` → { A: '1', B: '2' }. */
+const envOf = (pairs: string): Record<string, string> =>
+  Object.fromEntries(
+    pairs
+      .split(' ')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
 if (perfDir !== undefined) await mkdir(perfDir, { recursive: true });
 const dir = await mkdtemp(join(tmpdir(), 'switchyard-request-cpu-'));
 const children: Child[] = [];
@@ -72,12 +99,16 @@ try {
   const bare = await startNodeScript('bench/bare-proxy.ts', [upstreamUrl]);
   children.push(bare);
   const targets: Target[] = [{ name: 'bare', child: bare, url: String(bare.ready.url) }];
-  const gateway = await startGateway(proxyGatewayConfig(upstreamUrl), { nodeFlags: gatewayFlags });
+  const gateway = await startGateway(proxyGatewayConfig(upstreamUrl), {
+    nodeFlags: gatewayFlags,
+    env: envOf(values['gateway-env']),
+  });
   children.push(gateway);
   targets.push({ name: 'switchyard', child: gateway, url: gateway.url });
   if (values.candidate !== undefined) {
     const candidate = await startGateway(proxyGatewayConfig(upstreamUrl), {
-      nodeFlags: gatewayFlags,
+      nodeFlags: candidateFlags,
+      env: envOf(values['candidate-env']),
       root: resolve(values.candidate),
     });
     children.push(candidate);
@@ -88,6 +119,7 @@ try {
   const rounds = new Map<string, Round[]>(targets.map((t) => [t.name, []]));
   for (const target of targets)
     await runLoad(tool, { url: new URL(workload.path, target.url).toString(), bodyFile, connections, durationS: 1 });
+  for (const target of targets) resetPeak(target.child.pid);
   const roundCount = Number(values.rounds);
   for (let round = 0; round < roundCount; round += 1) {
     for (const target of targets) {
@@ -112,6 +144,12 @@ try {
       },
     ]),
   );
+  const memoryMB = Object.fromEntries(
+    targets.map((t) => {
+      const m = memory(t.child.pid);
+      return [t.name, { rssMB: round2(m.rssBytes / MB), peakRssMB: round2(m.peakRssBytes / MB) }];
+    }),
+  );
   const bareMedian = medians.bare;
   const ratios = Object.fromEntries(
     Object.entries(medians)
@@ -125,7 +163,7 @@ try {
       ]),
   );
   process.stdout.write(
-    `${JSON.stringify({ workload: workload.name, connections, durationS, tool, medians, ratios, rounds: Object.fromEntries(rounds) })}\n`,
+    `${JSON.stringify({ workload: workload.name, connections, durationS, tool, medians, ratios, memoryMB, rounds: Object.fromEntries(rounds) })}\n`,
   );
 } finally {
   for (const child of children.reverse()) await child.stop();

@@ -8,8 +8,12 @@
 //
 //   node bench/request-instructions.ts [--candidate DIR] [--workload json|sse|body10k]
 //                                      [--requests 2000] [--warmup 5000] [--connections 8]
-//                                      [--usage-nulls]
+//                                      [--usage-nulls] ["--candidate-flags=--max-semi-space-size=8"]
+//                                      ["--candidate-env=MALLOC_ARENA_MAX=2 ..."]
 //
+// --candidate-flags / --candidate-env: the candidate's Node flags (the chosen heap flags are added
+// unless it names its own) and environment (space-separated NAME=VALUE): with --candidate ., one
+// checkout under two heap or malloc settings, its collector's share side by side.
 // --usage-nulls: the upstream answers a stream asked for its usage as vLLM does (bench/upstream.ts):
 // `"usage":null` on every chunk and a usage chunk, which the gateway takes out again. The bare
 // proxy's streams are not asked, so it gets the plain stream.
@@ -38,6 +42,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '5000' },
     connections: { type: 'string', default: '8' },
     'usage-nulls': { type: 'boolean', default: false },
+    'candidate-flags': { type: 'string', default: '' },
+    'candidate-env': { type: 'string', default: '' },
   },
 });
 
@@ -60,18 +66,33 @@ const COMPILER =
   /v8::internal::compiler::|maglev::|turboshaft::|v8::internal::(Parser|ParserBase|PreParser|Scanner|BytecodeGenerator|interpreter::|Compiler::|OptimizingCompileDispatcher|baseline::)/;
 try {
   const upstreamUrl = String(upstream.ready.url);
-  const targets: { name: string; args: string[]; ready: string }[] = [
+  const targets: { name: string; args: string[]; ready: string; env?: Record<string, string> }[] = [
     { name: 'bare', args: [join(REPO_ROOT, 'bench/bare-proxy.ts'), upstreamUrl], ready: '"event":"' },
   ];
   const config = join(dir, 'switchyard.toml');
   await writeFile(config, proxyGatewayConfig(upstreamUrl));
-  const gateway = (name: string, root: string): { name: string; args: string[]; ready: string } => ({
+  const gateway = (
+    name: string,
+    root: string,
+    flags: readonly string[] = [],
+    env: Record<string, string> = {},
+  ): { name: string; args: string[]; ready: string; env: Record<string, string> } => ({
     name,
-    args: [...withHeapFlags([]), join(root, 'bin/switchyard.js'), 'serve', '--config', config],
+    args: [...withHeapFlags(flags), join(root, 'bin/switchyard.js'), 'serve', '--config', config],
     ready: '"gateway listening"',
+    env,
   });
   targets.push(gateway('switchyard', REPO_ROOT));
-  if (values.candidate !== undefined) targets.push(gateway('candidate', resolve(values.candidate)));
+  if (values.candidate !== undefined) {
+    const flags = values['candidate-flags'].split(' ').filter((flag) => flag !== '');
+    const env = Object.fromEntries(
+      values['candidate-env']
+        .split(' ')
+        .filter((pair) => pair.includes('='))
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+    );
+    targets.push(gateway('candidate', resolve(values.candidate), flags, env));
+  }
   for (const target of targets) results[target.name] = await measure(target);
   const bare = results.bare;
   const ratio = (a: number, b: number | undefined): number => Math.round((a / (b ?? a)) * 100) / 100;
@@ -88,13 +109,14 @@ try {
   await upstream.stop();
 }
 
-async function measure(target: { name: string; args: string[]; ready: string }): Promise<Split> {
+async function measure(target: { name: string; args: string[]; ready: string; env?: Record<string, string> }): Promise<Split> {
   const out = join(dir, `${target.name}.callgrind`);
   const child: Child = await startChild({
     command: 'valgrind',
     args: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...target.args],
     isReady: (line) => line.includes(target.ready),
     timeoutMs: 300_000,
+    env: target.env ?? {},
   });
   try {
     const url = new URL(workload?.path ?? '/', String(child.ready.url));

@@ -34,6 +34,10 @@ enableCompileCache?.();
 const { keepZodToEnglish } = await import('./zod-english-only.js');
 keepZodToEnglish();
 
+// prom-client's one require of @opentelemetry/api: loaded on first use (bin/otel-api-on-first-use.js says why).
+const { deferPromClientsOtelApi } = await import('./otel-api-on-first-use.js');
+deferPromClientsOtelApi();
+
 const { runCli } = await import('../src/cli/main.ts');
 const running = runCli(process.argv.slice(2), { hangupsBeforeStart: early.hangups });
 process.off('SIGHUP', countHangup);

@@ -21,7 +21,7 @@ import {
 } from '#src/plane/index.ts';
 import { GatewayParts } from '#src/gateway/parts.ts';
 import { configWarnings } from '#src/config-tables.ts';
-import type { UsageStopOutcome } from '#src/gateway/features.ts';
+import { featureModules, type UsageStopOutcome } from '#src/gateway/features.ts';
 import type { GatewayOptions, ReloadOutcome } from '#src/gateway/options.ts';
 import { adminOpenToNetwork } from '#src/admin/admin-exposure.ts';
 import { ACCEPT_QUEUE_CAPPED, acceptQueueCapped, readSomaxconn } from '#src/plane/accept-queue.ts';
@@ -70,7 +70,7 @@ export class Gateway {
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
-    const parts = new GatewayParts(options);
+    const parts = new GatewayParts(options, await featureModules(options.config, options));
     const { server: limits } = options.config;
     const count = limits.workers === 'auto' ? availableParallelism() : limits.workers;
     const log: PlaneLog = (level, fields, message) => options.logger[level](fields, message);
@@ -90,7 +90,7 @@ export class Gateway {
     if (count > 1) return Gateway.#startWithWorkers(options, parts, { serve, ownActive, count });
     // One thread: this thread hosts the request plane, over the Scheduler and the registry themselves.
     const tracer = await parts.tracer('main', (fields, message) => log('warn', fields, message));
-    const plane = buildRequestPlane(parts.ports(), {
+    const plane = await buildRequestPlane(parts.ports(), {
       clock: parts.clock,
       config: options.config,
       events: parts.proxyEvents,

@@ -33,19 +33,15 @@ import {
 } from '#src/tenants/index.ts';
 import type { UsageStopOutcome } from '#src/tenants/usage-part.ts';
 import { RequestLogFeature } from '#src/logs/request-log-feature.ts';
-import { TracingFeature } from '#src/tracing/tracing-feature.ts';
 import type { TracerHost } from '#src/tracing/index.ts';
-import { ClusterFeature } from '#src/cluster/cluster-feature.ts';
-import { MeshFeature } from '#src/mesh/mesh-feature.ts';
 import { ForwardsFeature } from '#src/mesh/forwards-feature.ts';
 import type { MeshOptions } from '#src/mesh/mesh-options.ts';
-import { SITES_PORT, type MeshLink } from '#src/mesh/forwarding/index.ts';
-import { meshOwnerSide, type WorkersMeshSource } from '#src/mesh/crossing/index.ts';
+import { SITES_PORT, type MeshLink } from '#src/mesh/forwarding/mesh-link.ts';
+import type { WorkersMeshSource } from '#src/mesh/crossing/index.ts';
 import type { OwnerSide } from '#src/core/cross-thread.ts';
 import type { ReportsTable } from '#src/core/request-fields.ts';
 import { TranslationFeature } from '#src/translate/translation-feature.ts';
 import { TRANSLATIONS } from '#src/translate/translations.ts';
-import { BatchFeature } from '#src/batch/batch-feature.ts';
 import { BATCH_PORT, type BatchPort } from '#src/batch/batch-port.ts';
 import type { Parts, PartKey } from '#src/core/part-key.ts';
 
@@ -136,8 +132,62 @@ export interface FeatureHost {
   readonly publicUrl?: (() => string | undefined) | undefined;
 }
 
-/** The features `config` enables, in the order they start. */
-export function featuresFor(config: GatewayConfig, options: FeatureOptions, host: FeatureHost): readonly GatewayFeature[] {
+/**
+ * The optional features' own modules, each loaded only when the config enables its feature: a
+ * gateway without [mesh], [cluster], [tracing] or [server] state_dir loads none of their code
+ * (issue 42: what is absent costs nothing, at start-up too). The features every gateway builds (the
+ * tenants' ledger, model management, the request log, translation, forwards) are imported above.
+ */
+export interface FeatureModules {
+  readonly mesh?: MeshModules | undefined;
+  readonly cluster?: typeof import('#src/cluster/cluster-feature.ts') | undefined;
+  readonly tracing?: typeof import('#src/tracing/tracing-feature.ts') | undefined;
+  readonly batch?: typeof import('#src/batch/batch-feature.ts') | undefined;
+}
+
+/** [mesh]: its feature, and the owner's side of its crossing to request workers. */
+interface MeshModules {
+  readonly feature: typeof import('#src/mesh/mesh-feature.ts');
+  readonly crossing: typeof import('#src/mesh/crossing/index.ts');
+}
+
+/** Which optional features `config` (and the caller's options) enable: the modules loaded, and the features built. */
+function enabledModules(config: GatewayConfig, options: FeatureOptions): Record<keyof FeatureModules, boolean> {
+  return {
+    mesh: config.mesh !== undefined || options.mesh !== undefined,
+    cluster: config.cluster !== undefined,
+    tracing: config.tracing !== undefined,
+    batch: config.server.stateDir !== undefined,
+  };
+}
+
+/** Loads the modules of the features `config` enables, for `featuresFor` (before the list is built). */
+export async function featureModules(config: GatewayConfig, options: FeatureOptions): Promise<FeatureModules> {
+  const on = enabledModules(config, options);
+  const [mesh, cluster, tracing, batch] = await Promise.all([
+    on.mesh ? Promise.all([import('#src/mesh/mesh-feature.ts'), import('#src/mesh/crossing/index.ts')]) : undefined,
+    on.cluster ? import('#src/cluster/cluster-feature.ts') : undefined,
+    on.tracing ? import('#src/tracing/tracing-feature.ts') : undefined,
+    on.batch ? import('#src/batch/batch-feature.ts') : undefined,
+  ]);
+  return { mesh: mesh === undefined ? undefined : { feature: mesh[0], crossing: mesh[1] }, cluster, tracing, batch };
+}
+
+/** The features `config` enables, in the order they start, built from `featureModules(config, options)`. */
+export function featuresFor(
+  config: GatewayConfig,
+  options: FeatureOptions,
+  host: FeatureHost,
+  modules: FeatureModules,
+): readonly GatewayFeature[] {
+  const on = enabledModules(config, options);
+  const missing = (Object.keys(on) as (keyof FeatureModules)[]).filter((name) => on[name] && modules[name] === undefined);
+  if (missing.length > 0)
+    throw new Error(`the modules of ${missing.join(', ')} were not loaded (gateway/features.ts, featureModules)`);
+  const { MeshFeature } = modules.mesh?.feature ?? { MeshFeature: undefined };
+  const { ClusterFeature } = modules.cluster ?? { ClusterFeature: undefined };
+  const { TracingFeature } = modules.tracing ?? { TracingFeature: undefined };
+  const { BatchFeature } = modules.batch ?? { BatchFeature: undefined };
   const { clock, logger } = host;
   const tenants = new TenantsFeature(config, {
     clock,
@@ -169,7 +219,7 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
     reports: host.reports,
   });
   const cluster =
-    config.cluster === undefined
+    config.cluster === undefined || ClusterFeature === undefined
       ? undefined
       : new ClusterFeature(config.cluster, {
           clock,
@@ -188,7 +238,7 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
           },
         });
   const mesh =
-    config.mesh === undefined && options.mesh === undefined
+    MeshFeature === undefined
       ? undefined
       : new MeshFeature({
           options: options.meshGossip,
@@ -202,7 +252,10 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
           link: options.mesh,
           publishGate: config.mesh === undefined ? undefined : cluster?.publishGate(),
         });
-  const tracing = config.tracing === undefined ? undefined : new TracingFeature(config.tracing, () => spansOf(host.planeFigures));
+  const tracing =
+    config.tracing === undefined || TracingFeature === undefined
+      ? undefined
+      : new TracingFeature(config.tracing, () => spansOf(host.planeFigures));
   const translation = new TranslationFeature({
     on: () => host.config().routing.translate,
     choose: (endpoint, model) => translationFor(TRANSLATIONS, endpoint, model, host.registry.snapshot().nodes),
@@ -217,7 +270,7 @@ export function featuresFor(config: GatewayConfig, options: FeatureOptions, host
   });
   // [server] state_dir: the Files and Batch API (without one, the request plane's batch routes say what to set).
   const batch =
-    config.server.stateDir === undefined
+    BatchFeature === undefined
       ? undefined
       : new BatchFeature(config, {
           clock,
@@ -255,9 +308,10 @@ export function inThreadFeaturePorts(parts: Partial<FeatureParts>): Parts {
  * with [mesh], the mirror of the sites, the site key and the one replay memory, and with a
  * state_dir, the batch file every worker answers the Files and Batch API over.
  */
-export function ownerSides(parts: Partial<FeatureParts>): readonly OwnerSide[] {
+export function ownerSides(parts: Partial<FeatureParts>, modules: FeatureModules): readonly OwnerSide[] {
   const tenants = tenantsOwnerSide(needed(parts, 'ledger'), parts.admitTenant);
-  const mesh = parts.workersMesh === undefined ? [] : [meshOwnerSide(parts.workersMesh)];
+  const meshSide = modules.mesh?.crossing.meshOwnerSide;
+  const mesh = parts.workersMesh === undefined || meshSide === undefined ? [] : [meshSide(parts.workersMesh)];
   return [tenants, ...mesh, ...(parts.workersBatch === undefined ? [] : [parts.workersBatch])];
 }
 

@@ -40,6 +40,7 @@ import {
   upstreamSites,
   workerStatus,
   type Admission,
+  type FeatureModules,
   type FeatureParts,
   type GatewayFeature,
   type UsageStopOutcome,
@@ -64,6 +65,8 @@ export class GatewayParts {
   readonly #features: readonly GatewayFeature[];
   /** What they add to the other parts, merged. */
   readonly #parts: Partial<FeatureParts>;
+  /** The modules of the optional features the config enables (features.ts, `featureModules`). */
+  readonly #modules: FeatureModules;
   /** What each says of its own fields of finished requests (its log fields, its per-request series), in the list's order. */
   readonly #reports: ReportsTable;
   readonly #wakes: WakeManager;
@@ -85,8 +88,10 @@ export class GatewayParts {
   #settings: RequestSettings;
   readonly #reloads = new OneAtATime();
 
-  constructor(options: GatewayOptions) {
+  /** `modules`: `featureModules(options.config, options)` (gateway/features.ts), loaded before the parts are built. */
+  constructor(options: GatewayOptions, modules: FeatureModules) {
     this.options = options;
+    this.#modules = modules;
     this.clock = options.clock ?? systemClock;
     this.#config = options.config;
     this.#fileConfig = options.config;
@@ -127,19 +132,24 @@ export class GatewayParts {
       options.config,
     );
     // The tenants feature comes first: a state file this build cannot use stops the start before any other is built.
-    this.#features = featuresFor(options.config, options, {
-      clock: this.clock,
-      logger: options.logger,
-      config: () => this.#config,
-      registry: this.registry,
-      registryEvents: this.#registryEvents,
-      proxyEvents: this.proxyEvents,
-      scheduler: () => this.scheduler,
-      refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
-      planeFigures: (name) => this.#planes.featureFigures(name),
-      reports: () => this.#reports,
-      publicUrl: () => this.#publicUrl.url,
-    });
+    this.#features = featuresFor(
+      options.config,
+      options,
+      {
+        clock: this.clock,
+        logger: options.logger,
+        config: () => this.#config,
+        registry: this.registry,
+        registryEvents: this.#registryEvents,
+        proxyEvents: this.proxyEvents,
+        scheduler: () => this.scheduler,
+        refresh: (nodes) => this.#loops.refresh(nodes, { fresh: true }),
+        planeFigures: (name) => this.#planes.featureFigures(name),
+        reports: () => this.#reports,
+        publicUrl: () => this.#publicUrl.url,
+      },
+      modules,
+    );
     this.#reports = reportsTable(this.#features.map((feature) => feature.reports));
     this.#parts = Object.assign({}, ...this.#features.map((feature) => feature.parts ?? {})) as Partial<FeatureParts>;
     const policyContext = policyContextFor(() => this.#config, options.random ?? Math.random);
@@ -312,7 +322,7 @@ export class GatewayParts {
       ),
       answerOwner: (tenant, answerId) => this.#policies.answerOwner(tenant, answerId, this.clock.now()),
       scheduler: this.admission,
-      features: ownerSides(this.#parts),
+      features: ownerSides(this.#parts, this.#modules),
       featureStatus: workerStatus,
     };
   }

@@ -24,15 +24,14 @@ import {
   type StartedRequest,
 } from '#src/proxy/index.ts';
 import { refusedForwards } from '#src/proxy/sites/refused-forwards.ts';
-import { remoteDeps } from '#src/proxy/sites/remote-deps.ts';
 import type { RemoteDeps } from '#src/proxy/sites/site-target.ts';
-import { sitesFeature } from '#src/proxy/sites/sites-feature.ts';
+import type { sitesFeature } from '#src/proxy/sites/sites-feature.ts';
 import { TenantCallers } from '#src/proxy/tenants/tenant-callers.ts';
 import { tenantsFeature } from '#src/proxy/tenants/tenants-feature.ts';
 import { translateFeature } from '#src/proxy/translate/translate-feature.ts';
 import { streamsFeature } from '#src/proxy/streams/streams-feature.ts';
 import type { WorkerSide } from '#src/core/cross-thread.ts';
-import { SITES_PORT } from '#src/mesh/forwarding/index.ts';
+import { SITES_PORT } from '#src/mesh/forwarding/mesh-link.ts';
 import { MESH_CROSSING } from '#src/mesh/crossing/mesh-messages.ts';
 import { TENANT_ADMISSION, TENANTS_CROSSING, tenantsWorkerSide, type TenantAdmissionPort } from '#src/tenants/index.ts';
 import { loadTracer, type TracerHost } from '#src/tracing/index.ts';
@@ -52,12 +51,14 @@ export interface FeatureHost {
   readonly tracer: RequestTracer | undefined;
   /** [mesh]: this host's forwarding to the remote sites (its pools, its unreachable-site back-off). */
   readonly remote: RemoteDeps | undefined;
+  /** [mesh]: the request half of the sites, loaded with the sites port (`planeFeaturesFor`); given with `remote`. */
+  readonly sites?: typeof sitesFeature | undefined;
 }
 
 /** The request features `config` enables: client keys and tenants, federation, tracing, translation, resumable streams. */
 export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, host: FeatureHost): readonly RequestFeature[] {
   const features: RequestFeature[] = [];
-  const remote = host.remote;
+  const { remote, sites: sitesFeature } = host;
   // Built only for a feature that serves tenants' callers; the tenants' admission port is asked only by their limits gates.
   const callers =
     config.tenants.length > 0 || remote !== undefined
@@ -65,7 +66,7 @@ export function requestFeaturesFor(config: GatewayConfig, ports: RequestPorts, h
       : undefined;
   // [[tenants]], or [server] api_keys as the `default` tenant: every keyed route asks for a key.
   if (callers !== undefined && config.tenants.length > 0) features.push(tenantsFeature(() => host.config().tenants, callers));
-  if (callers !== undefined && remote !== undefined)
+  if (callers !== undefined && remote !== undefined && sitesFeature !== undefined)
     features.push(
       sitesFeature({
         remote,
@@ -122,23 +123,39 @@ export interface PlaneFeatures {
 }
 
 /** What a plane gives its features beside the config. */
-export interface PlaneFeatureHost extends Omit<FeatureHost, 'remote'> {
+export interface PlaneFeatureHost extends Omit<FeatureHost, 'remote' | 'sites'> {
   /** The plane's share of the held-answer budget (a remote site's answer is held like a node's). */
   readonly heldBudget: HeldBytesBudget;
 }
 
 /**
  * The features of one plane: with the mesh's sites port ([mesh]), this host's pools to the remote
- * sites and its unreachable-site back-off (a worker's are its own).
+ * sites and its unreachable-site back-off (a worker's are its own), and the sites' request half,
+ * loaded then (a plane without the port loads none of the forwarding and signing code).
  */
-export function planeFeaturesFor(config: GatewayConfig, ports: RequestPorts, host: PlaneFeatureHost): PlaneFeatures {
+export async function planeFeaturesFor(
+  config: GatewayConfig,
+  ports: RequestPorts,
+  host: PlaneFeatureHost,
+): Promise<PlaneFeatures> {
   const link = partIn(ports.features, SITES_PORT);
+  const [sites, deps] =
+    link === undefined
+      ? [undefined, undefined]
+      : await Promise.all([import('#src/proxy/sites/sites-feature.ts'), import('#src/proxy/sites/remote-deps.ts')]);
   const sitePools = link === undefined ? undefined : new UpstreamPools(config.upstream, { clock: host.clock });
   const remote =
-    link === undefined || sitePools === undefined
+    link === undefined || sitePools === undefined || deps === undefined
       ? undefined
-      : remoteDeps(link, { pools: sitePools, clock: host.clock, events: host.events, heldBudget: host.heldBudget });
-  const featureHost: FeatureHost = { config: host.config, clock: host.clock, events: host.events, tracer: host.tracer, remote };
+      : deps.remoteDeps(link, { pools: sitePools, clock: host.clock, events: host.events, heldBudget: host.heldBudget });
+  const featureHost: FeatureHost = {
+    config: host.config,
+    clock: host.clock,
+    events: host.events,
+    tracer: host.tracer,
+    remote,
+    sites: sites?.sitesFeature,
+  };
   const { tracer } = host;
   // [mesh]: the requests this host forwarded, and the forwards that reached it.
   const forwards = { forwarded: 0, forwardedIn: 0 };

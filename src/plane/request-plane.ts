@@ -88,7 +88,7 @@ export interface RequestPlane {
   drain(deadlineMs: number, alongside?: { readonly servers: readonly Server[]; readonly active: () => number }): Promise<void>;
 }
 
-export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): RequestPlane {
+export async function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Promise<RequestPlane> {
   const { clock, events, log } = host;
   let config = host.config;
   let settings: RequestSettings = requestSettings(config);
@@ -105,7 +105,13 @@ export function buildRequestPlane(ports: RequestPorts, host: PlaneHost): Request
   const heldShare = (of: GatewayConfig): number => Math.floor(of.upstream.maxHeldBytesTotal / host.hosts);
   const heldBudget = new HeldBytesBudget(heldShare(config));
   // What the features hold for the plane's life (request-features.ts): the request features are built over it.
-  const planeFeatures = planeFeaturesFor(config, ports, { config: () => config, clock, events, tracer: host.tracer, heldBudget });
+  const planeFeatures = await planeFeaturesFor(config, ports, {
+    config: () => config,
+    clock,
+    events,
+    tracer: host.tracer,
+    heldBudget,
+  });
   // The ids this plane gives requests (random UUIDs), one maker for the plane's life.
   const requestIds = host.newRequestId ?? newRequestIds();
   // The request features the config enables (request-features.ts), and the public table built over them.

@@ -38,7 +38,7 @@ export async function runRequestWorker(init: WorkerInit, owner: OwnerPort): Prom
     plane: `worker-${init.index}`,
     warn: (fields, message) => log('warn', fields, message),
   });
-  const plane = buildRequestPlane(
+  const plane = await buildRequestPlane(
     {
       admission: ports.admission,
       fleet: ports.fleet,

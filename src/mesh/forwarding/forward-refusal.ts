@@ -5,7 +5,21 @@
 
 import { GatewayError } from '#src/core/errors.ts';
 import { TENANT_HEADER } from './forward-tenant.ts';
-import { FORWARD_REJECTIONS, type ForwardRejection } from './verify-forward.ts';
+
+/** Why a forward is refused (verify-forward.ts decides which), and how its answer names it. */
+export const FORWARD_REJECTIONS = {
+  unsigned: 'unsigned forwarded request',
+  unknown_site: 'unknown site',
+  own_site: 'signed as this site',
+  bad_signature: 'bad signature',
+  expired: 'signature expired',
+  replayed: 'signature replayed',
+  replay_memory_full: 'too many forwarded requests to check for replay',
+  replay_unavailable: 'the replay check did not answer',
+  digest_mismatch: 'content digest mismatch',
+  malformed_tenant: `malformed ${TENANT_HEADER} header`,
+} as const;
+export type ForwardRejection = keyof typeof FORWARD_REJECTIONS;
 
 export function forwardRefused(rejection: ForwardRejection, detail: string, retryAfterSeconds?: number): GatewayError {
   if (rejection === 'malformed_tenant') {

@@ -9,8 +9,8 @@ import { httpbis } from 'http-message-signatures';
 import type { SiteKey } from '../site-key.ts';
 import { contentDigest } from './content-digest.ts';
 import { encodeTenantHeader, TENANT_HEADER, type ForwardTenantClaim } from './forward-tenant.ts';
+import { FORWARDED_BY } from './forwarded-by.ts';
 
-export const FORWARDED_BY = 'x-switchyard-forwarded-by';
 export const SIGNATURE_LABEL = 'sy';
 export const SIGNED_COMPONENTS: readonly string[] = ['@method', '@authority', '@path', '@query', 'content-digest', FORWARDED_BY];
 /** The components of a forward that states its tenant: the tenant header is covered too. */

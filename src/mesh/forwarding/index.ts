@@ -2,7 +2,6 @@ export { contentDigest, digestMatches } from './content-digest.ts';
 export { decodePinnedKey, pinsOf } from './pinned-key.ts';
 export {
   signForward,
-  FORWARDED_BY,
   NONCE_RULE,
   SIGNATURE_LABEL,
   SIGNED_COMPONENTS,
@@ -42,13 +41,12 @@ export {
   verifyForward,
   claimsForward,
   judgeTimes,
-  FORWARD_REJECTIONS,
-  type ForwardRejection,
   type ForwardVerdict,
   type ForwardHead,
   type VerifyContext,
 } from './verify-forward.ts';
-export { forwardRefused } from './forward-refusal.ts';
+export { forwardRefused, FORWARD_REJECTIONS, type ForwardRejection } from './forward-refusal.ts';
+export { FORWARDED_BY } from './forwarded-by.ts';
 export { FORWARDED_REPORTS } from './forwarded-line.ts';
 export { meshLinkFor, SITES_PORT, type MeshLink, type SitesSource } from './mesh-link.ts';
 export {

@@ -12,8 +12,9 @@
 import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { httpbis } from 'http-message-signatures';
+import { FORWARDED_BY } from './forwarded-by.ts';
+import type { ForwardRejection } from './forward-refusal.ts';
 import {
-  FORWARDED_BY,
   NONCE_RULE,
   SIGNATURE_LABEL,
   SIGNATURE_PARAMS,
@@ -23,20 +24,6 @@ import {
 import { decodeTenantHeader, TENANT_HEADER, type ForwardTenantClaim } from './forward-tenant.ts';
 import { siteTargetUrl } from './forward-url.ts';
 import { claimFor, type ForwardClaim, type ReplayGuard } from './seen-forwards.ts';
-
-export const FORWARD_REJECTIONS = {
-  unsigned: 'unsigned forwarded request',
-  unknown_site: 'unknown site',
-  own_site: 'signed as this site',
-  bad_signature: 'bad signature',
-  expired: 'signature expired',
-  replayed: 'signature replayed',
-  replay_memory_full: 'too many forwarded requests to check for replay',
-  replay_unavailable: 'the replay check did not answer',
-  digest_mismatch: 'content digest mismatch',
-  malformed_tenant: `malformed ${TENANT_HEADER} header`,
-} as const;
-export type ForwardRejection = keyof typeof FORWARD_REJECTIONS;
 
 export type ForwardVerdict =
   | {

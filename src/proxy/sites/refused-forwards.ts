@@ -6,7 +6,8 @@
 // request that claims nothing.
 
 import type { EventBus } from '#src/core/events.ts';
-import { FORWARDED_BY, forwardRefused } from '#src/mesh/forwarding/index.ts';
+import { FORWARDED_BY } from '#src/mesh/forwarding/forwarded-by.ts';
+import { forwardRefused } from '#src/mesh/forwarding/forward-refusal.ts';
 import { sendError } from '../http/openai-error.ts';
 import type { ForwardRefusal } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';

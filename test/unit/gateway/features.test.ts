@@ -11,10 +11,13 @@ import type { GatewayConfig } from '#src/config/types.ts';
 import type { RegistryEvents } from '#src/nodes/index.ts';
 import type { ProxyEvents } from '#src/proxy/index.ts';
 import {
+  featureModules,
   featuresFor,
   inThreadFeaturePorts,
   ownerSides,
   type FeatureHost,
+  type FeatureModules,
+  type FeatureOptions,
   type FeatureParts,
   type GatewayFeature,
 } from '#src/gateway/features.ts';
@@ -51,11 +54,16 @@ function host(current: GatewayConfig): FeatureHost {
 }
 
 /** Builds the list for `toml`, hands it to `check`, and stops what it built (no file is written: no replay record). */
-async function withFeatures(toml: string, check: (features: readonly GatewayFeature[]) => void): Promise<void> {
+async function withFeatures(
+  toml: string,
+  check: (features: readonly GatewayFeature[], modules: FeatureModules) => void,
+): Promise<void> {
   const current = config(toml);
-  const features = featuresFor(current, { meshGossip: { replayFile: false, stateFile: false } }, host(current));
+  const options: FeatureOptions = { meshGossip: { replayFile: false, stateFile: false } };
+  const modules = await featureModules(current, options);
+  const features = featuresFor(current, options, host(current), modules);
   try {
-    check(features);
+    check(features, modules);
   } finally {
     await Promise.all(features.map((feature) => feature.stop()));
   }
@@ -152,13 +160,13 @@ test('the features’ ports and their crossings to request workers: the tenants�
     ['', ['tenants']],
     [MESH, ['tenants', 'mesh']],
   ] as const) {
-    await withFeatures(toml, (features) => {
+    await withFeatures(toml, (features, modules) => {
       // As the owner merges the parts (gateway/parts.ts).
       const parts = Object.assign({}, ...features.map((f) => f.parts ?? {})) as Partial<FeatureParts>;
       const ports = inThreadFeaturePorts(parts);
       assert.ok(partIn(ports, TENANT_ADMISSION) !== undefined, 'the tenants’ admission port');
       assert.equal(partIn(ports, SITES_PORT) !== undefined, toml === MESH, 'the sites port with [mesh] alone');
-      const names = ownerSides(parts).map((side) => side.name);
+      const names = ownerSides(parts, modules).map((side) => side.name);
       assert.deepEqual(names, crossings);
       for (const name of names) assert.ok(name in WORKER_SIDES, `a worker side is listed for ${name}`);
     });
