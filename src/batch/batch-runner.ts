@@ -63,12 +63,15 @@ export interface RunnerFigures {
 
 /** How often files and jobs past their retention are deleted. */
 const SWEEP_MS = 60_000;
-/**
- * How long answers gather before they are kept, in one transaction: a commit waits for the disk
- * (synchronous = FULL), so one per answer would hold the event loop for every line. An answer not
- * yet kept when the process dies leaves its line `sent`: the next start sends it again, marked retried.
+/*
+ * An answer pokes the runner at once (no delay): the tick it runs keeps every answer that arrived
+ * before it, in one transaction, and starts the next lines into the slots those answers freed —
+ * a freed slot is refilled within one turn of the event loop, not on a timer (idle speed: the
+ * fleet's slots over its service time). A commit waits for the disk (synchronous = FULL), but the
+ * answers of one turn share one: the busier the loop, the more answers each commit carries. An
+ * answer not yet kept when the process dies leaves its line `sent`: the next start sends it again,
+ * marked retried.
  */
-const KEEP_MS = 25;
 
 export class BatchRunner {
   readonly #d: RunnerDeps;
@@ -102,7 +105,7 @@ export class BatchRunner {
     this.poke();
   }
 
-  /** Looks at once (a job created or cancelled); `inMs`: within that time (answers gather first). */
+  /** Looks at once (a job created or cancelled, a line answered); `inMs`: within that time. */
   poke(inMs = 0): void {
     if (this.#stopped) return;
     const at = this.#d.clock.now() + inMs;
@@ -222,12 +225,12 @@ export class BatchRunner {
         .then((sent) => {
           this.#own.set(line.model, (this.#own.get(line.model) ?? 1) - 1);
           this.#keep(job, line, sent);
-          this.poke(KEEP_MS);
+          this.poke();
         }),
     );
   }
 
-  /** A line's answer, to be kept with the next few (KEEP_MS). */
+  /** A line's answer, to be kept at the next tick with the others of its turn. */
   #keep(job: BatchRow, line: LineRow, sent: SentLine): void {
     const verdict: LineVerdict =
       sent.kind === 'answer' ? lineVerdict(sent.status, sent.headers) : sent.kind === 'failed' ? NO_ANSWER : TOO_LARGE;
