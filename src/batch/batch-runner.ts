@@ -216,12 +216,12 @@ export class BatchRunner {
 
   #step(job: BatchRow, now: number, settings: BatchSettings): void {
     const { store } = this.#d;
-    const step = jobStep(job, store.counts(job.id), now);
+    const step = jobStep(job, store.pending(job.id), now);
     if (step.kind === 'expire') return store.expire(job.id);
     if (step.kind === 'finalize') return this.#finalize(job, step.ending);
     if (step.kind === 'validate') return this.#validate(job, settings);
     if (step.kind !== 'run') return;
-    for (const { model } of store.waitingModels(job.id, now)) this.#take(job, model, now, settings);
+    for (const model of store.waitingModels(job.id)) this.#take(job, model, now, settings);
   }
 
   /**

@@ -25,12 +25,14 @@ test('an answer starts the next line at once: the runner keeps every slot busy w
     await h.until(() => h.held().length === SLOTS, 'the four slots filled');
     const startedAt = h.clock.now();
     // The job-wide scans (its counts, its waiting models) are the tick's, on its timer: an answer reads only the lines it takes.
-    const scans = { counts: 0, waitingModels: 0 };
+    const scans = { counts: 0, pending: 0, waitingModels: 0 };
     const { store } = h;
     const counts = store.counts.bind(store);
+    const pending = store.pending.bind(store);
     const waitingModels = store.waitingModels.bind(store);
     store.counts = (batchId) => (scans.counts++, counts(batchId));
-    store.waitingModels = (batchId, nowMs) => (scans.waitingModels++, waitingModels(batchId, nowMs));
+    store.pending = (batchId) => (scans.pending++, pending(batchId));
+    store.waitingModels = (batchId) => (scans.waitingModels++, waitingModels(batchId));
     // One answer at a time, the clock standing still: each freed slot is filled before the next answer.
     const inFlightAfter: number[] = [];
     for (let answered = 0; answered < lines - SLOTS; answered++) {
@@ -40,7 +42,7 @@ test('an answer starts the next line at once: the runner keeps every slot busy w
       inFlightAfter.push(h.held().length);
     }
     assert.equal(h.clock.now(), startedAt, 'no time passed');
-    assert.deepEqual(scans, { counts: 0, waitingModels: 0 }, 'no scan of the whole job per answer');
+    assert.deepEqual(scans, { counts: 0, pending: 0, waitingModels: 0 }, 'no scan of the whole job per answer');
     assert.deepEqual(
       inFlightAfter,
       inFlightAfter.map(() => SLOTS),
