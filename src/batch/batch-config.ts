@@ -26,6 +26,12 @@ export interface BatchSettings {
   readonly maxAnswerBytes: number;
   /** How often the runner looks for room in the fleet (and for expired windows). */
   readonly tickMs: number;
+  /**
+   * The slots counted for a node whose slots the gateway does not know (vLLM, SGLang: no capacity
+   * figures; the gateway does not queue for it): at most this many of its requests in flight — the
+   * batch's lines among them — before the batch adds none (pace.ts).
+   */
+  readonly unknownNodeSlots: number;
   /** Where the files are kept; absent = `<state_dir>/batch-files` (a shared directory for replicas). */
   readonly filesDir: string | undefined;
   /**
@@ -46,6 +52,7 @@ export const BATCH_DEFAULTS: BatchSettings = Object.freeze({
   maxInFlight: 64,
   maxAnswerBytes: 16 * 1024 * 1024,
   tickMs: 100,
+  unknownNodeSlots: 4,
   filesDir: undefined,
   sharedDir: undefined,
 });
@@ -61,6 +68,7 @@ export const batchTableSchema = table({
   max_in_flight: wholeAtLeastOne.default(BATCH_DEFAULTS.maxInFlight),
   max_answer_bytes: positiveSizeBytes.default(BATCH_DEFAULTS.maxAnswerBytes),
   tick: positiveDurationMs.default(BATCH_DEFAULTS.tickMs),
+  unknown_node_slots: wholeAtLeastOne.default(BATCH_DEFAULTS.unknownNodeSlots),
   files_dir: z.string({ error: 'must be a directory path' }).min(1, { error: 'must not be empty' }).optional(),
   shared_dir: z.string({ error: 'must be a directory path' }).min(1, { error: 'must not be empty' }).optional(),
 });
@@ -83,6 +91,7 @@ export function batchSettings(raw: Readonly<Record<string, unknown>> | undefined
     maxInFlight: t.max_in_flight,
     maxAnswerBytes: t.max_answer_bytes,
     tickMs: t.tick,
+    unknownNodeSlots: t.unknown_node_slots,
     filesDir: t.files_dir,
     sharedDir: t.shared_dir,
   });

@@ -18,7 +18,8 @@ export type JobStep =
 
 export function jobStep(
   job: Pick<BatchRow, 'status' | 'expiresMs' | 'cancellingMs' | 'ending'>,
-  counts: Readonly<Record<LineState, number>>,
+  /** Its lines waiting and sent (only whether any: > 0). */
+  counts: Readonly<Pick<Record<LineState, number>, 'waiting' | 'sent'>>,
   nowMs: number,
 ): JobStep {
   // Set by the step that decided it (an expiry, a cancel); else the lines all ran.

@@ -1,7 +1,8 @@
 // The runner: carries every running job on, one tick at a time ([batch] tick, and at once when a
-// job is created or cancelled or a line is answered). Each tick, per job (batch-lifecycle.ts):
-// expire it, take the lines there is room for (pace.ts: free slots, nobody queued, per model) —
-// marked sent and committed before any is sent —, or finalize it (its output and error files).
+// job is created or cancelled); the slot an answered line leaves is filled again at once (#refill).
+// Each tick, per job (batch-lifecycle.ts): expire it, take the lines there is room for (pace.ts:
+// free slots, nobody queued, per model) — marked sent and committed before any is sent —, or
+// finalize it (its output and error files).
 // A line's answer is kept at once (line-verdict.ts); one no node answered waits and goes again.
 // At start the lines a crash left `sent` (their answers never kept) go again, marked retried.
 // After stop nothing is kept: a line still in flight stays `sent`, and the next start sends it again.
@@ -63,12 +64,17 @@ export interface RunnerFigures {
 
 /** How often files and jobs past their retention are deleted. */
 const SWEEP_MS = 60_000;
-/**
- * How long answers gather before they are kept, in one transaction: a commit waits for the disk
- * (synchronous = FULL), so one per answer would hold the event loop for every line. An answer not
- * yet kept when the process dies leaves its line `sent`: the next start sends it again, marked retried.
+/*
+ * An answer refills at once (#refill, no delay): every answer that arrived in that turn of the
+ * event loop is kept, in one transaction, and the next lines of the answered lines' jobs and
+ * models start into the room they left — a freed slot is filled again within one turn, not on a
+ * timer (idle speed: the fleet's slots over its service time). The refill reads no more than the
+ * lines it takes (an index range); the tick's scans of a whole job (its counts, its models) stay on
+ * the timer, so a large job costs the event loop — which every request shares — nothing per answer
+ * beyond the commit. A commit waits for the disk (synchronous = FULL), but the answers of one turn
+ * share one: the busier the loop, the more answers each carries. An answer not yet kept when the
+ * process dies leaves its line `sent`: the next start sends it again, marked retried.
  */
-const KEEP_MS = 25;
 
 export class BatchRunner {
   readonly #d: RunnerDeps;
@@ -80,6 +86,9 @@ export class BatchRunner {
   readonly #answers: KeptLine[] = [];
   #timer: Timer | undefined;
   #dueAt = Infinity;
+  /** The answered lines' jobs and models, refilled at the next turn (#refill). */
+  readonly #refills = new Map<string, { readonly job: BatchRow; readonly models: Set<string> }>();
+  #refillTimer: Timer | undefined;
   #stopped = true;
   #sweptAt = -Infinity;
 
@@ -102,7 +111,7 @@ export class BatchRunner {
     this.poke();
   }
 
-  /** Looks at once (a job created or cancelled); `inMs`: within that time (answers gather first). */
+  /** Looks at once (a job created or cancelled, a line answered); `inMs`: within that time. */
   poke(inMs = 0): void {
     if (this.#stopped) return;
     const at = this.#d.clock.now() + inMs;
@@ -117,6 +126,9 @@ export class BatchRunner {
     this.#stopped = true;
     this.#timer?.cancel();
     this.#timer = undefined;
+    this.#refillTimer?.cancel();
+    this.#refillTimer = undefined;
+    this.#refills.clear();
     await Promise.allSettled([...this.#flights]);
     this.#keepAnswers();
   }
@@ -144,6 +156,46 @@ export class BatchRunner {
     this.poke(settings.tickMs);
   }
 
+  #askRefill(job: BatchRow, model: string): void {
+    if (this.#stopped) return;
+    const asked = this.#refills.get(job.id) ?? { job, models: new Set<string>() };
+    asked.models.add(model);
+    this.#refills.set(job.id, asked);
+    this.#refillTimer ??= this.#d.clock.setTimeout(() => this.#refill(), 0);
+  }
+
+  /** The answers of this turn kept; the next lines of their jobs and models into the room they left. */
+  #refill(): void {
+    this.#refillTimer = undefined;
+    const asked = [...this.#refills.values()];
+    this.#refills.clear();
+    if (this.#stopped) return;
+    const settings = this.#d.settings();
+    try {
+      this.#keepAnswers();
+      const now = this.#d.clock.now();
+      // A job past its window, cancelled (its waiting lines failed) or paused by [batch] enabled = false starts nothing here: the tick ends it.
+      let ranOut = !settings.enabled;
+      if (settings.enabled)
+        for (const { job, models } of asked)
+          for (const model of models) if (now >= job.expiresMs || !this.#take(job, model, now, settings)) ranOut = true;
+      // Its lines running out (the job to finalize), or a job to end: the tick looks at once.
+      if (ranOut) this.poke();
+    } catch (error) {
+      this.#d.log('error', { err: error }, 'the batch runner could not read or write its file; trying again');
+      this.poke();
+    }
+  }
+
+  /** Takes and sends as many of the job's waiting lines of `model` as the pacing gives room for; false when fewer were waiting. */
+  #take(job: BatchRow, model: string, now: number, settings: BatchSettings): boolean {
+    const room = this.#d.room(model, this.#own.get(model) ?? 0, settings.maxInFlight - this.figures().inFlight);
+    if (room <= 0) return true;
+    const lines = this.#d.store.takeLines(job.id, model, room, now);
+    for (const line of lines) this.#launch(job, line);
+    return lines.length === room;
+  }
+
   #keepAnswers(): void {
     if (this.#answers.length === 0) return;
     const kept = this.#answers.splice(0);
@@ -164,17 +216,12 @@ export class BatchRunner {
 
   #step(job: BatchRow, now: number, settings: BatchSettings): void {
     const { store } = this.#d;
-    const step = jobStep(job, store.counts(job.id), now);
+    const step = jobStep(job, store.pending(job.id), now);
     if (step.kind === 'expire') return store.expire(job.id);
     if (step.kind === 'finalize') return this.#finalize(job, step.ending);
     if (step.kind === 'validate') return this.#validate(job, settings);
     if (step.kind !== 'run') return;
-    for (const { model } of store.waitingModels(job.id, now)) {
-      const total = this.figures().inFlight;
-      const room = this.#d.room(model, this.#own.get(model) ?? 0, settings.maxInFlight - total);
-      if (room <= 0) continue;
-      for (const line of store.takeLines(job.id, model, room, now)) this.#launch(job, line);
-    }
+    for (const model of store.waitingModels(job.id)) this.#take(job, model, now, settings);
   }
 
   /**
@@ -222,12 +269,12 @@ export class BatchRunner {
         .then((sent) => {
           this.#own.set(line.model, (this.#own.get(line.model) ?? 1) - 1);
           this.#keep(job, line, sent);
-          this.poke(KEEP_MS);
+          this.#askRefill(job, line.model);
         }),
     );
   }
 
-  /** A line's answer, to be kept with the next few (KEEP_MS). */
+  /** A line's answer, to be kept at the next tick with the others of its turn. */
   #keep(job: BatchRow, line: LineRow, sent: SentLine): void {
     const verdict: LineVerdict =
       sent.kind === 'answer' ? lineVerdict(sent.status, sent.headers) : sent.kind === 'failed' ? NO_ANSWER : TOO_LARGE;

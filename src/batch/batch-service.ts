@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '#src/core/clock.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { GatewayConfig } from '#src/config/index.ts';
-import type { NodeView } from '#src/nodes/index.ts';
+import { judgeLoad, type LoadReading, type NodeView } from '#src/nodes/index.ts';
 import type { StateWriteFaults } from '#src/state/index.ts';
 import { BatchApi, notFound } from './batch-api.ts';
 import type { OwnerSide } from '#src/core/cross-thread.ts';
@@ -36,6 +36,8 @@ export interface BatchServiceDeps {
   readonly views: () => readonly NodeView[];
   readonly inFlight: (node: string) => number;
   readonly queueDepths: () => Readonly<Record<string, number>>;
+  /** A node's own load figures as last scraped ([load]); absent = none read. */
+  readonly nodeLoad?: ((node: string) => LoadReading | undefined) | undefined;
   /** This gateway's public listener's URL, once it listens. */
   readonly origin: () => string | undefined;
   readonly faults?: StateWriteFaults | undefined;
@@ -129,6 +131,8 @@ export class BatchService implements BatchPort {
           views: this.#d.views(),
           inFlight: this.#d.inFlight,
           queued: this.#d.queueDepths()[model] ?? 0,
+          unknownSlots: this.#settings.unknownNodeSlots,
+          waitingInside: (node) => this.#waitingInside(node),
         }),
       send: (job, line) => sender.send(job, line),
       log: this.#d.log,
@@ -143,6 +147,14 @@ export class BatchService implements BatchPort {
     this.#running = { store, api, runner, sender, turns };
     if (turns === undefined) runner.start();
     else turns.start();
+  }
+
+  /** Requests a node's own fresh load figures say wait inside it; undefined = no fresh figures. */
+  #waitingInside(node: string): number | undefined {
+    const reading = this.#d.nodeLoad?.(node);
+    if (reading === undefined) return undefined;
+    const verdict = judgeLoad(reading, true, this.#d.clock.now(), this.#d.config().load.staleAfterMs);
+    return verdict.usable ? verdict.figures.waiting : undefined;
   }
 
   async stop(): Promise<void> {

@@ -141,9 +141,11 @@ export class BatchStore {
       forgotten: p('SELECT id FROM batches WHERE forget_ms IS NOT NULL AND forget_ms <= ?'),
       forgetBatch: p('DELETE FROM batches WHERE id = ?'),
       forgetLines: p('DELETE FROM lines WHERE batch_id = ?'),
+      // One index seek per model (lines_by_state: batch_id, state, model), not a visit of every waiting line.
       waitingModels: p(
-        "SELECT model, count(*) AS n FROM lines WHERE batch_id = ? AND state = 'waiting' AND not_before_ms <= ? GROUP BY model",
+        "WITH RECURSIVE m(model) AS (SELECT (SELECT min(model) FROM lines WHERE batch_id = ? AND state = 'waiting') UNION ALL SELECT (SELECT min(model) FROM lines WHERE batch_id = ? AND state = 'waiting' AND model > m.model) FROM m WHERE m.model IS NOT NULL) SELECT model FROM m WHERE model IS NOT NULL",
       ),
+      anyInState: p('SELECT EXISTS (SELECT 1 FROM lines WHERE batch_id = ? AND state = ?) AS any'),
       nextWaiting: p(
         "SELECT * FROM lines WHERE batch_id = ? AND state = 'waiting' AND model = ? AND not_before_ms <= ? ORDER BY line_no LIMIT ?",
       ),
@@ -348,9 +350,15 @@ export class BatchStore {
 
   // Lines.
 
-  /** The models of a job's lines that may be sent now, with how many wait for each. */
-  waitingModels(batchId: string, nowMs: number): { model: string; waiting: number }[] {
-    return (this.#s.waitingModels!.all(batchId, nowMs) as Row[]).map((r) => ({ model: String(r.model), waiting: num(r.n) }));
+  /** The models a job has lines waiting for (some perhaps not due yet: takeLines takes only the due ones). */
+  waitingModels(batchId: string): string[] {
+    return (this.#s.waitingModels!.all(batchId, batchId) as Row[]).map((r) => String(r.model));
+  }
+
+  /** Whether a job has any line waiting, and any sent (1 or 0 each): what its next step needs, without counting them all. */
+  pending(batchId: string): { readonly waiting: number; readonly sent: number } {
+    const any = (state: LineState): number => num((this.#s.anyInState!.get(batchId, state) as Row).any);
+    return { waiting: any('waiting'), sent: any('sent') };
   }
 
   /** Takes up to `limit` waiting lines of `model`: marked sent, committed, before any is sent. */

@@ -4,11 +4,19 @@
 // waits in the model's queue, and never more of the runner's own lines in flight than those nodes
 // have slots (a line sent but not yet admitted is not counted in flight by the fleet). An idle fleet
 // gets as many lines as it has slots: as fast as it allows.
+//
+// A node whose slots the gateway does not know (no capacity figures for the model: vLLM, SGLang)
+// is not queued for by the gateway — a request goes to it at once and its engine batches it in —
+// so there the batch must never fill the node past where its own scheduler starts to queue: it is
+// counted `[batch] unknown_node_slots` slots (4), and none is free while the node's own fresh load
+// figures ([load]: vLLM `num_requests_waiting`, SGLang `num_queue_reqs`) say requests wait inside
+// it — past its real concurrency (`max_num_seqs`, its KV cache), where a line would make an
+// interactive request wait in a queue the gateway cannot put it first in. Docs: docs/batch.md, "Spare capacity".
 
 import { slotsFor } from '#src/capacity/index.ts';
 import type { NodeView } from '#src/nodes/index.ts';
 
-/** A node whose slots are not known (no capacity figures for the model) is given this many. */
+/** The default count of slots of a node whose slots are not known ([batch] unknown_node_slots). */
 export const UNKNOWN_SLOTS = 4;
 
 export interface PaceAsk {
@@ -21,6 +29,10 @@ export interface PaceAsk {
   readonly own: number;
   /** The runner's room left under [batch] max_in_flight. */
   readonly cap: number;
+  /** Slots counted for a node whose slots are not known ([batch] unknown_node_slots); absent = UNKNOWN_SLOTS. */
+  readonly unknownSlots?: number;
+  /** Requests the node's own fresh load figures say wait inside it; undefined = no fresh figures. */
+  readonly waitingInside?: (node: string) => number | undefined;
 }
 
 export function batchRoom(ask: PaceAsk): number {
@@ -29,8 +41,11 @@ export function batchRoom(ask: PaceAsk): number {
   let free = 0;
   for (const view of ask.views) {
     if (view.health.status !== 'healthy' || !view.modelsById.has(ask.model)) continue;
-    const node = slotsFor(view, ask.model) ?? UNKNOWN_SLOTS;
+    const known = slotsFor(view, ask.model);
+    const node = known ?? ask.unknownSlots ?? UNKNOWN_SLOTS;
     slots += node;
+    // Slots not known: a node that queues inside itself has no room, whatever the count says.
+    if (known === undefined && (ask.waitingInside?.(view.spec.name) ?? 0) > 0) continue;
     free += Math.max(0, node - ask.inFlight(view.spec.name));
   }
   // No node lists the name (an alias the gateway resolves, a model gone): one line at a time, answered as the gateway answers it.

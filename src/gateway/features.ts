@@ -279,6 +279,7 @@ export function featuresFor(
           views: () => host.registry.views(),
           inFlight: (node) => host.registry.inFlight(node),
           queueDepths: () => host.scheduler().queueDepths(),
+          nodeLoad: (node) => host.registry.snapshot().load?.(node),
           origin: () => host.publicUrl?.(),
           faults: options.stateFaults,
           // [cluster] with [batch] shared_dir: one replica runs the shared jobs (the cluster's leader lease "batch").

@@ -107,6 +107,34 @@ test('the pacing: free slots of healthy nodes with the model, none while anyone 
   );
 });
 
+test('the pacing on nodes of unknown slots: [batch] unknown_node_slots each, none on a node whose own figures say it queues', () => {
+  // v and w list m without capacity figures (vLLM, SGLang); k's slots are known.
+  const views = [view('v', ['m']), view('w', ['m']), view('k', ['m'], 'healthy', 2)];
+  const inFlight = (node: string): number => ({ v: 1, w: 0, k: 2 })[node] ?? 0;
+  const room = (over: Partial<Parameters<typeof batchRoom>[0]>): number =>
+    batchRoom({ model: 'm', views, inFlight, queued: 0, own: 0, cap: 64, ...over });
+  assert.equal(room({}), 2 * UNKNOWN_SLOTS - 1, 'the default: 4 each, less what is in flight there');
+  assert.equal(room({ unknownSlots: 1 }), 1, 'one each: v is full (its one request), w has one');
+  assert.equal(room({ unknownSlots: 1, own: 2 }), 1, 'own lines bound by the slots counted (1 + 1 + 2)');
+  const waiting = (figures: Record<string, number | undefined>) => (node: string) => figures[node];
+  assert.equal(room({ waitingInside: waiting({ v: 0, w: 0 }) }), 2 * UNKNOWN_SLOTS - 1, 'nothing waits inside: as counted');
+  assert.equal(room({ waitingInside: waiting({ v: 0, w: 3 }) }), UNKNOWN_SLOTS - 1, 'w queues inside itself: no room there');
+  assert.equal(room({ waitingInside: waiting({ v: undefined, w: 2 }) }), UNKNOWN_SLOTS - 1, 'no fresh figures for v: as counted');
+  assert.equal(
+    batchRoom({
+      model: 'm',
+      views: [view('k', ['m'], 'healthy', 4)],
+      inFlight: () => 0,
+      queued: 0,
+      own: 0,
+      cap: 64,
+      waitingInside: () => 5,
+    }),
+    4,
+    'known slots: the gateway’s own count rules (it queues for the node itself)',
+  );
+});
+
 test('a job’s next step', () => {
   const counts = (waiting: number, sent: number) => ({ waiting, sent, done: 0, failed: 0 });
   const job = { status: 'in_progress' as const, expiresMs: 1_000, cancellingMs: null, ending: null };
@@ -130,6 +158,10 @@ test('completion windows and the [batch] table', () => {
   assert.equal(completionWindowMs('7d'), 7 * 86_400_000);
   for (const bad of ['0h', '24', '31d', 24, '1w']) assert.equal(completionWindowMs(bad), undefined, String(bad));
   assert.deepEqual(batchSettings(undefined), BATCH_DEFAULTS);
+  assert.equal(BATCH_DEFAULTS.unknownNodeSlots, UNKNOWN_SLOTS);
+  const slots = batchSettings({ unknown_node_slots: 1 });
+  assert.ok(!(slots instanceof BatchConfigProblem) && slots.unknownNodeSlots === 1);
+  assert.ok(batchSettings({ unknown_node_slots: 0 }) instanceof BatchConfigProblem, 'at least one');
   const set = batchSettings({ max_file_bytes: '1MiB', retention: '48h', enabled: false });
   assert.ok(!(set instanceof BatchConfigProblem));
   assert.equal(set.maxFileBytes, 1024 * 1024);
