@@ -11,7 +11,7 @@ export { sameCorsOrigins } from './http/cors.ts';
 export { fleetStatus, healthHttpStatus, type FleetStatus } from './inference/fleet-status.ts';
 export { isLoopbackAddress, presentedKey, rotatingKeyCheck, unauthorized } from './http/auth.ts';
 export { UpstreamPools, type PoolFigures } from './attempt/upstream-pools.ts';
-export { HeldBytesBudget } from './attempt/held-budget.ts';
+export { HeldBytesBudget } from './attempt/held-answer.ts';
 export type { ProxyEvents } from './request/proxy-events.ts';
 export type { AttemptResult } from './attempt/attempt-result.ts';
 export { sendError, errorBody } from './http/openai-error.ts';

@@ -2,17 +2,17 @@
 // onResponseData, onResponseEnd, onResponseError). Instead of `Pool.request`, which wraps every
 // answer in a Readable and a promise chain, the handler tells the attempt the head (a callback, no
 // promise: the attempt runs on from undici's own call) and then
-// pushes the body's chunks straight to the strategy reading them (body-feed.ts); the reader's pause
+// pushes the body's chunks straight to the strategy reading them (the body feed: attempt-exchange.ts); the reader's pause
 // pauses the parser on the node's socket. The attempt's abort signal (client gone, total timeout,
 // load timeout) aborts the request wherever it is: waiting in the connection gate (the interceptor in
-// gated-pool.ts, which reads the signal from the dispatch options), waiting for its socket
+// upstream-pools.ts, which reads the signal from the dispatch options), waiting for its socket
 // (queued-abort.ts), or mid-answer.
 
 import type { Buffer } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import { errors } from '#src/core/undici-parts.ts';
 import type { AbortSource } from './abort-source.ts';
-import { BodyFeed } from './body-feed.ts';
+import { BodyFeed } from './attempt-exchange.ts';
 import { QUEUED_ABORT, type QueuedAbortHook } from './queued-abort.ts';
 
 export interface UpstreamHead {
@@ -33,7 +33,7 @@ export interface HeadListener {
   onNoHead(error: Error): void;
 }
 
-/** undici's own dispatch options plus the signal the connection gate reads (gated-pool.ts). */
+/** undici's own dispatch options plus the signal the connection gate reads (upstream-pools.ts). */
 type GatedDispatchOptions = Dispatcher.DispatchOptions & { readonly signal: AbortSignal };
 
 export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler {

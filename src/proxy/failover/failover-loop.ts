@@ -15,7 +15,7 @@ import type { RouteRequest } from '#src/routing/index.ts';
 import { attemptEvent } from './attempt-feedback.ts';
 import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
 import { startAttempt, type AttemptEnd, type AttemptInput } from '../attempt/forward.ts';
-import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import type { Finish, RequestObserver } from '../request/request-report.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
 import type { RequestSettings } from '../request/request-settings.ts';

@@ -22,7 +22,7 @@ import type { RouteRequest } from '#src/routing/index.ts';
 import { routeRequestFor } from '#src/scheduler/index.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
-import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import { Answering } from '../http/endpoint-table.ts';
 import { readBodyInto, type BodySink } from '../http/read-body.ts';
 import {

@@ -33,7 +33,7 @@ import { judgeSiteAttempt } from '../failover/attempt-feedback.ts';
 import type { NextTarget, RequestAsk, TargetSource } from '../failover/failover-loop.ts';
 import type { SourceLead } from '../feature/request-feature.ts';
 import { siteExclusionsAfter, type FailoverState } from '../failover/failover-state.ts';
-import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
 import { promptText, typicalTokens } from '../request/prompt-size.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { ManualClock } from '#src/core/clock.ts';
-import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-answer.ts';
 import { judgeSiteAttempt } from '#src/proxy/failover/attempt-feedback.ts';
 import type { AttemptOutcome } from '#src/proxy/attempt/attempt-outcome.ts';
 import {

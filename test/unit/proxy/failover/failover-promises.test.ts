@@ -10,7 +10,7 @@ import { createServer, request as httpRequest, type Server, type ServerResponse 
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { systemClock } from '#src/core/clock.ts';
-import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-answer.ts';
 import type { AttemptOutcome } from '#src/proxy/attempt/attempt-outcome.ts';
 import { runFailover, type AttemptSetting, type FailoverEnd, type TargetSource } from '#src/proxy/failover/failover-loop.ts';
 import { startFailover } from '#src/proxy/failover/failover-state.ts';
