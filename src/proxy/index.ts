@@ -22,7 +22,7 @@ export { fleetModels } from './request/models-list.ts';
 export { requestSettings, type RequestSettings } from './request/request-settings.ts';
 export { sessionKeyOf, type SessionKey } from './request/session-key.ts';
 export { siteLabel } from './failover/target.ts';
-export { upstreamVerdict } from './failover/upstream-verdict.ts';
+export { upstreamVerdict } from './failover/attempt-feedback.ts';
 export { translationFor } from './translate/translation-choice.ts';
 export {
   NO_GATES,

@@ -2,7 +2,7 @@
 // admits, then the remote sites chooseSite picks — while nothing has reached the client. Every
 // attempt goes the same way: prepare the call (a site's is signed), send it with the one attempt
 // strategy (forward.ts), release the target, let it conclude (feedback, and what the outcome
-// means), then either finish the report or fail over with what was learned (failover-state.ts).
+// means), then either finish the report or fail over with what was learned (the failover state: attempt-feedback.ts).
 // The loop is driven by the attempts' callbacks and tells its end to a receiver (the request's
 // spine): no promise of its own (runFailover wraps one round it for a caller that awaits the end).
 
@@ -12,8 +12,7 @@ import type { AttemptEndNote, AttemptSpan } from '#src/core/tracing.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
-import { attemptEvent } from './attempt-feedback.ts';
-import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
+import { afterFailure, attemptEvent, withFailure, type FailoverState } from './attempt-feedback.ts';
 import { startAttempt, type AttemptEnd, type AttemptInput } from '../attempt/forward.ts';
 import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import type { Finish, RequestObserver } from '../request/request-report.ts';

@@ -81,7 +81,7 @@ export interface TargetFailure {
    */
   readonly code: 'failed' | 'refused' | 'unreachable' | 'not_tried';
   readonly detail: string;
-  /** A node's route-level 404 (`refused`): it has no such endpoint (failover-state.ts, `endpointLackers`). */
+  /** A node's route-level 404 (`refused`): it has no such endpoint (attempt-feedback.ts, `endpointLackers`). */
   readonly lacksEndpoint?: true | undefined;
 }
 

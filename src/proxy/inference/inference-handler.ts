@@ -33,7 +33,7 @@ import {
   type RequestAsk,
   type TargetSource,
 } from '../failover/failover-loop.ts';
-import { endpointLackers, startFailover, type FailoverState } from '../failover/failover-state.ts';
+import { endpointLackers, startFailover, type FailoverState } from '../failover/attempt-feedback.ts';
 import { NodeTargets } from '../failover/node-target.ts';
 import type { Target } from '../failover/target.ts';
 import {
