@@ -8,8 +8,7 @@ import { Dispatcher } from 'undici';
 import { ManualClock } from '#src/core/clock.ts';
 import { AttemptExchange, type BodyFeed, type BodySink } from '#src/proxy/attempt/attempt-exchange.ts';
 import { HeldBytesBudget } from '#src/proxy/attempt/held-answer.ts';
-import { unanswered } from '#src/proxy/attempt/send-attempt.ts';
-import { UpstreamCall } from '#src/proxy/attempt/upstream-call.ts';
+import { UpstreamCall, unanswered } from '#src/proxy/attempt/forward.ts';
 import { TestFeed } from '#test/fixtures/test-feed.ts';
 
 function response(): ServerResponse {
