@@ -206,12 +206,15 @@ class NodeTarget implements Target {
       body: asked?.body,
       usageAsked: asked?.usageAsked,
       learnAnswerId: this.#answerIdLearner(),
-      firstToken: firstTokenDeadline({
-        streams: streamsAnswer(endpoint, resolved),
-        configuredMs: ask.settings.firstTokenTimeoutMs,
-        nodeMs: node.firstTokenTimeoutMs,
-        loadsModel: admission.load !== undefined,
-      }),
+      // Only a streamed answer has a first token to wait for: a whole one is not judged for a deadline.
+      firstToken: streamsAnswer(endpoint, resolved)
+        ? firstTokenDeadline({
+            streams: true,
+            configuredMs: ask.settings.firstTokenTimeoutMs,
+            nodeMs: node.firstTokenTimeoutMs,
+            loadsModel: admission.load !== undefined,
+          })
+        : undefined,
     };
     return { kind: 'send', call };
   }
