@@ -22,7 +22,7 @@ import type { AnswerUsage } from './answer-usage.ts';
 import { classify } from './attempt-result.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { streamThrough } from './stream-through.ts';
-import { wholeAnswerUsage } from './usage-reader.ts';
+import { STATED_USAGE_MEMBERS, wholeAnswerUsage } from './usage-reader.ts';
 import {
   clientHead,
   type AttemptExchange,
@@ -179,6 +179,195 @@ export function parsedJson(bytes: Buffer): unknown {
 
 export const NOT_JSON: unique symbol = Symbol('not JSON');
 
+// ---- reading a held JSON body without building it ----------------------------------------------
+// A whole answer passed on as it came is only read for what it states it used (a few top-level
+// members), yet it must parse, or it is failed over. Building it (a string of the whole body, then
+// every object, array and string in it) costs more than the answer itself; checking it byte by byte
+// against JSON's grammar costs nothing but the scan. The check accepts exactly what
+// `JSON.parse(bytes.toString('utf8'))` accepts: outside strings only JSON's own ASCII is allowed (a
+// byte beyond ASCII there, or a byte-order mark, is an error either way); inside strings any byte
+// beyond ASCII is text (UTF-8 decoding turns a malformed sequence into U+FFFD, never into a quote,
+// a backslash or a control character, and never swallows the ASCII byte after it).
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const MINUS = 0x2d;
+const TRUE: readonly number[] = Object.freeze([0x74, 0x72, 0x75, 0x65]);
+const FALSE: readonly number[] = Object.freeze([0x66, 0x61, 0x6c, 0x73, 0x65]);
+const NULL: readonly number[] = Object.freeze([0x6e, 0x75, 0x6c, 0x6c]);
+/** Nesting tracked in one number's bits (an answer's usual depth); deeper levels in a list. */
+const BIT_LEVELS = 31;
+
+/**
+ * The body checked and read as `JSON.parse(bytes.toString('utf8'))` would read it, without building
+ * it: NOT_JSON where that throws; undefined for JSON that is not an object; for an object, the
+ * top-level members named in `wanted`, each parsed alone (of a member named twice, the last, as
+ * JSON.parse keeps).
+ */
+export function jsonMembers(bytes: Buffer, wanted: readonly string[]): Record<string, unknown> | undefined | typeof NOT_JSON {
+  const end = bytes.length;
+  let i = skipSpace(bytes, 0);
+  const members: Record<string, unknown> | undefined = bytes[i] === OPEN_BRACE ? {} : undefined;
+  /** Containers open around `i`: bit d-1 of `objects` (or deeper[d - 32]) says whether level d is an object. */
+  let depth = 0;
+  let objects = 0;
+  let deeper: boolean[] | undefined;
+  let expectKey = false;
+  /** The wanted top-level member whose value is being read, and where that value starts. */
+  let member: string | undefined;
+  let memberStart = 0;
+  for (;;) {
+    i = skipSpace(bytes, i);
+    if (expectKey) {
+      if (bytes[i] !== QUOTE) return NOT_JSON;
+      const keyStart = i;
+      i = pastString(bytes, i);
+      if (i < 0) return NOT_JSON;
+      const topLevel = depth === 1 && members !== undefined;
+      if (topLevel) member = wantedKey(bytes, keyStart, i, wanted);
+      i = skipSpace(bytes, i);
+      if (bytes[i] !== COLON) return NOT_JSON;
+      i = skipSpace(bytes, i + 1);
+      if (topLevel) memberStart = i;
+      expectKey = false;
+    }
+    const c = bytes[i];
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      const isObject = c === OPEN_BRACE;
+      depth += 1;
+      if (depth <= BIT_LEVELS) objects = isObject ? objects | (1 << (depth - 1)) : objects & ~(1 << (depth - 1));
+      else (deeper ??= [])[depth - BIT_LEVELS - 1] = isObject;
+      i = skipSpace(bytes, i + 1);
+      if (bytes[i] === (isObject ? CLOSE_BRACE : CLOSE_BRACKET)) {
+        i += 1;
+        depth -= 1;
+      } else {
+        expectKey = isObject;
+        continue;
+      }
+    } else if (c === QUOTE) i = pastString(bytes, i);
+    else if (c === MINUS || isDigit(c)) i = pastNumber(bytes, i);
+    else if (c === TRUE[0]) i = pastWord(bytes, i, TRUE);
+    else if (c === FALSE[0]) i = pastWord(bytes, i, FALSE);
+    else if (c === NULL[0]) i = pastWord(bytes, i, NULL);
+    else return NOT_JSON;
+    if (i < 0) return NOT_JSON;
+    // After a value: the containers it closes, then a comma to the next value or member.
+    for (;;) {
+      if (member !== undefined && depth === 1) {
+        (members as Record<string, unknown>)[member] = JSON.parse(bytes.toString('utf8', memberStart, i));
+        member = undefined;
+      }
+      i = skipSpace(bytes, i);
+      if (depth === 0) return i === end ? members : NOT_JSON;
+      const inObject =
+        depth <= BIT_LEVELS ? ((objects >>> (depth - 1)) & 1) === 1 : (deeper as boolean[])[depth - BIT_LEVELS - 1] === true;
+      const next = bytes[i];
+      if (next === COMMA) {
+        i += 1;
+        expectKey = inObject;
+        break;
+      }
+      if (next !== (inObject ? CLOSE_BRACE : CLOSE_BRACKET)) return NOT_JSON;
+      i += 1;
+      depth -= 1;
+    }
+  }
+}
+
+function skipSpace(bytes: Buffer, i: number): number {
+  for (;;) {
+    const c = bytes[i];
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
+    i += 1;
+  }
+}
+
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 0x30 && c <= 0x39;
+}
+
+function isHex(c: number | undefined): boolean {
+  return c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
+}
+
+/** Past the string whose quote is at `i`, or -1: no raw control character, only JSON's escapes. */
+function pastString(bytes: Buffer, i: number): number {
+  for (i += 1; i < bytes.length;) {
+    const c = bytes[i] as number;
+    if (c === QUOTE) return i + 1;
+    if (c < 0x20) return -1;
+    if (c !== BACKSLASH) {
+      i += 1;
+      continue;
+    }
+    const escaped = bytes[i + 1];
+    if (escaped === 0x75) {
+      if (!isHex(bytes[i + 2]) || !isHex(bytes[i + 3]) || !isHex(bytes[i + 4]) || !isHex(bytes[i + 5])) return -1;
+      i += 6;
+    } else if (
+      escaped === QUOTE ||
+      escaped === BACKSLASH ||
+      escaped === 0x2f ||
+      escaped === 0x62 ||
+      escaped === 0x66 ||
+      escaped === 0x6e ||
+      escaped === 0x72 ||
+      escaped === 0x74
+    ) {
+      i += 2;
+    } else return -1;
+  }
+  return -1;
+}
+
+/** Past the number at `i`, or -1: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`. */
+function pastNumber(bytes: Buffer, i: number): number {
+  if (bytes[i] === MINUS) i += 1;
+  if (bytes[i] === 0x30) i += 1;
+  else if (isDigit(bytes[i])) while (isDigit(bytes[i])) i += 1;
+  else return -1;
+  if (bytes[i] === 0x2e) {
+    i += 1;
+    if (!isDigit(bytes[i])) return -1;
+    while (isDigit(bytes[i])) i += 1;
+  }
+  if (bytes[i] === 0x65 || bytes[i] === 0x45) {
+    i += 1;
+    if (bytes[i] === 0x2b || bytes[i] === MINUS) i += 1;
+    if (!isDigit(bytes[i])) return -1;
+    while (isDigit(bytes[i])) i += 1;
+  }
+  return i;
+}
+
+function pastWord(bytes: Buffer, i: number, word: readonly number[]): number {
+  for (let k = 0; k < word.length; k += 1) if (bytes[i + k] !== word[k]) return -1;
+  return i + word.length;
+}
+
+/** Which of `wanted` the key in [start, end) (quotes included) names, as JSON.parse decodes it. */
+function wantedKey(bytes: Buffer, start: number, end: number, wanted: readonly string[]): string | undefined {
+  if (bytes.indexOf(BACKSLASH, start) < end) {
+    const decoded = JSON.parse(bytes.toString('utf8', start, end)) as string;
+    return wanted.includes(decoded) ? decoded : undefined;
+  }
+  const length = end - start - 2;
+  for (const name of wanted) {
+    if (name.length !== length) continue;
+    let k = 0;
+    while (k < length && bytes[start + 1 + k] === name.charCodeAt(k)) k += 1;
+    if (k === length) return name;
+  }
+  return undefined;
+}
+
 // ---- the hold_json strategy: what a held JSON body means ----------------------------------------
 
 /**
@@ -212,7 +401,9 @@ export function heldJsonOutcome(
       }
       return streamThrough(answer, client, { eventStream: false, head: held.head });
     case 'complete': {
-      const parsed = parsedJson(held.bytes);
+      // Passed on as it came: checked and read for its usage without being built (jsonMembers).
+      // Translated: built, to be put in the other API.
+      const parsed = rewrite === undefined ? jsonMembers(held.bytes, STATED_USAGE_MEMBERS) : parsedJson(held.bytes);
       if (parsed === NOT_JSON) {
         return {
           kind: 'failed',
