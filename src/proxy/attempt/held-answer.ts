@@ -354,7 +354,8 @@ function pastWord(bytes: Buffer, i: number, word: readonly number[]): number {
 
 /** Which of `wanted` the key in [start, end) (quotes included) names, as JSON.parse decodes it. */
 function wantedKey(bytes: Buffer, start: number, end: number, wanted: readonly string[]): string | undefined {
-  if (bytes.indexOf(BACKSLASH, start) < end) {
+  for (let k = start + 1; k < end - 1; k += 1) {
+    if (bytes[k] !== BACKSLASH) continue;
     const decoded = JSON.parse(bytes.toString('utf8', start, end)) as string;
     return wanted.includes(decoded) ? decoded : undefined;
   }
