@@ -360,7 +360,9 @@ function wantedKey(bytes: Buffer, start: number, end: number, wanted: readonly s
     return wanted.includes(decoded) ? decoded : undefined;
   }
   const length = end - start - 2;
-  for (const name of wanted) {
+  // Indexed: no iterator and result objects per key while the code is cold.
+  for (let n = 0; n < wanted.length; n += 1) {
+    const name = wanted[n] as string;
     if (name.length !== length) continue;
     let k = 0;
     while (k < length && bytes[start + 1 + k] === name.charCodeAt(k)) k += 1;
