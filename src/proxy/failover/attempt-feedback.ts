@@ -244,8 +244,11 @@ export interface FailoverState {
 /** No failure yet: one frozen list for every request (a failure makes a new list: afterFailure). */
 const NO_FAILURES: readonly TargetFailure[] = Object.freeze([]);
 
+/** No site tried yet: one empty set for every request, never added to (a site tried makes a new set: afterFailure). */
+const NO_SITES: ReadonlySet<string> = new Set();
+
 export function startFailover(routeRequest: RouteRequest): FailoverState {
-  return { routeRequest, triedSites: new Set(), failures: NO_FAILURES, lastRefusal: undefined, loadTimedOut: false };
+  return { routeRequest, triedSites: NO_SITES, failures: NO_FAILURES, lastRefusal: undefined, loadTimedOut: false };
 }
 
 type FailOver = Extract<AttemptVerdict, { next: 'fail_over' }>;
