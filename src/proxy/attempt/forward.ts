@@ -325,6 +325,8 @@ export interface UpstreamHead {
 
 /** What is sent: the gateway's POST, with its headers built once per attempt. */
 export interface UpstreamRequestLine {
+  /** The pool's origin (upstream-pools.ts, `dispatchTo`); undefined = undici adds it, copying the options. */
+  readonly origin?: string | undefined;
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: Buffer;
@@ -366,6 +368,7 @@ export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler
     }
     this.#abort.onAbort(this);
     const options: GatedDispatchOptions = {
+      origin: request.origin,
       path: request.path,
       method: 'POST',
       headers: request.headers,

@@ -46,8 +46,13 @@ export class UpstreamPools {
 
   /** The node's pool, behind its connection gate. */
   get(node: Pick<NodeSpec, 'name' | 'url'>): Dispatcher {
+    return this.dispatchTo(node).dispatcher;
+  }
+
+  /** The node's pool, behind its connection gate, and its origin (named in each call's dispatch options: forward.ts). */
+  dispatchTo(node: Pick<NodeSpec, 'name' | 'url'>): Pick<GatedPool, 'dispatcher' | 'origin'> {
     const existing = this.#pools.get(node.name);
-    if (existing !== undefined && existing.url === node.url) return existing.gated.dispatcher;
+    if (existing !== undefined && existing.url === node.url) return existing.gated;
     if (existing !== undefined) closeGracefully(existing.gated);
     const gated: GatedPool = gatedPool(
       new URL(node.url).origin,
@@ -66,7 +71,7 @@ export class UpstreamPools {
       },
     );
     this.#pools.set(node.name, { url: node.url, gated });
-    return gated.dispatcher;
+    return gated;
   }
 
   /**
@@ -142,13 +147,18 @@ export interface GatedPool {
   /** The pool itself: its stats, close and destroy. */
   readonly pool: Pool;
   readonly gate: ConnectionGate;
+  /**
+   * The pool's origin, for the dispatch options of each call: undici's `compose` copies options that
+   * name none into a new object with it, per request.
+   */
+  readonly origin: string;
 }
 
 /** Builds a pool of `settings.limit` connections to `origin` behind a connection gate. */
 export function gatedPool(origin: string, options: Pool.Options, settings: GateSettings): GatedPool {
   const pool = new Pool(origin, { ...options, connections: settings.limit });
   const gate = new ConnectionGate(settings);
-  return { dispatcher: pool.compose(gate.interceptor), pool, gate };
+  return { dispatcher: pool.compose(gate.interceptor), pool, gate, origin };
 }
 
 /** The header record undici hands a handler. */

@@ -337,6 +337,7 @@ function attemptInput(
   // by members defines each of them through the runtime, per attempt).
   return {
     pool: call.pool,
+    origin: call.origin,
     path: call.path,
     headers: trace === undefined ? call.headers : { ...call.headers, ...trace },
     body: call.body ?? setting.body,

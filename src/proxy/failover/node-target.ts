@@ -189,9 +189,11 @@ class NodeTarget implements Target {
     };
     const warning = truncationWarning(this.#routeRequest, view);
     if (warning !== undefined) extraResponseHeaders['x-switchyard-context'] = warning;
+    const pool = this.#deps.pools.dispatchTo(node);
     // Every member named, none spread: one literal of one shape per attempt.
     const call: TargetCall = {
-      pool: this.#deps.pools.get(node),
+      pool: pool.dispatcher,
+      origin: pool.origin,
       path: (view.facts?.pathPrefix ?? nodePathPrefix(node.url)) + endpoint,
       headers,
       extraResponseHeaders,

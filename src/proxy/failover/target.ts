@@ -18,6 +18,8 @@ export type TargetId = { readonly kind: 'node'; readonly name: string } | { read
 /** How one attempt is sent: everything that differs between a node and a site. */
 export interface TargetCall {
   readonly pool: Dispatcher;
+  /** The pool's origin, when known (a node's: upstream-pools.ts, `dispatchTo`): named in the call's dispatch options. */
+  readonly origin?: string | undefined;
   /** The request-target on the pool's origin (the node's or site's path prefix included). */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;

@@ -22,6 +22,16 @@ import 'undici';
 
 const settings = CONFIG_DEFAULTS.upstream;
 
+test("a node's pool comes with its origin, which each call names (undici copies options that name none)", async (t) => {
+  const pools = new UpstreamPools(settings, { clock: new ManualClock() });
+  t.after(() => pools.close());
+  const node = spec('a', { url: 'http://127.0.0.1:9/v1-prefix' });
+  const target = pools.dispatchTo(node);
+  assert.equal(target.origin, 'http://127.0.0.1:9');
+  assert.equal(target.dispatcher, pools.get(node), 'the same pool as get gives');
+  assert.equal(pools.dispatchTo(node), target, 'one object per pool, not one per call');
+});
+
 test('a reload closes the pools of removed and moved nodes and keeps the rest', async (t) => {
   const pools = new UpstreamPools(settings, { clock: new ManualClock() });
   t.after(() => pools.close());
