@@ -299,14 +299,16 @@ function isHex(c: number | undefined): boolean {
 
 /** Past the string whose quote is at `i`, or -1: no raw control character, only JSON's escapes. */
 function pastString(bytes: Buffer, i: number): number {
-  for (i += 1; i < bytes.length;) {
+  const end = bytes.length;
+  for (i += 1; i < end;) {
     const c = bytes[i] as number;
-    if (c === QUOTE) return i + 1;
-    if (c < 0x20) return -1;
-    if (c !== BACKSLASH) {
+    // Most bytes are text: one comparison for a lower-case letter or a byte beyond ASCII.
+    if (c > BACKSLASH || (c >= 0x20 && c !== QUOTE && c !== BACKSLASH)) {
       i += 1;
       continue;
     }
+    if (c === QUOTE) return i + 1;
+    if (c !== BACKSLASH) return -1;
     const escaped = bytes[i + 1];
     if (escaped === 0x75) {
       if (!isHex(bytes[i + 2]) || !isHex(bytes[i + 3]) || !isHex(bytes[i + 4]) || !isHex(bytes[i + 5])) return -1;
