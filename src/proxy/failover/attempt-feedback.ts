@@ -98,9 +98,9 @@ export function judgeNodeAttempt(
   judgeOverflow: (refusal: Overflow) => OverflowJudgement,
 ): NodeFeedback {
   const event = attemptEvent(outcome);
-  const target: TargetId = { kind: 'node', name: node };
   switch (outcome.kind) {
-    case 'failed':
+    case 'failed': {
+      const target: TargetId = { kind: 'node', name: node };
       return {
         verdict: {
           next: 'fail_over',
@@ -111,7 +111,9 @@ export function judgeNodeAttempt(
         learnCtx: undefined,
         modelVanished: false,
       };
+    }
     case 'refused': {
+      const target: TargetId = { kind: 'node', name: node };
       const failure = { target, code: 'refused', detail: outcome.error } as const;
       const meaning = outcome.refusal;
       if (meaning.kind === 'model_not_found') {
