@@ -204,97 +204,107 @@ const NULL: readonly number[] = Object.freeze([0x6e, 0x75, 0x6c, 0x6c]);
 /** Nesting tracked in one number's bits (an answer's usual depth); deeper levels in a list. */
 const BIT_LEVELS = 31;
 
+// What the scan expects next (whitespace aside).
+const VALUE = 0;
+/** Right after `[`: a value, or `]`. */
+const VALUE_OR_CLOSE = 1;
+const KEY = 2;
+/** Right after `{`: a key, or `}`. */
+const KEY_OR_CLOSE = 3;
+const KEY_COLON = 4;
+/** After a value: a comma, the close of its container, or (at the top) the end. */
+const AFTER_VALUE = 5;
+
 /**
  * The body checked and read as `JSON.parse(bytes.toString('utf8'))` would read it, without building
  * it: NOT_JSON where that throws; undefined for JSON that is not an object; for an object, the
  * top-level members named in `wanted`, each parsed alone (of a member named twice, the last, as
- * JSON.parse keeps).
+ * JSON.parse keeps). One pass, byte by byte; strings, numbers and words are passed over whole.
  */
 export function jsonMembers(bytes: Buffer, wanted: readonly string[]): Record<string, unknown> | undefined | typeof NOT_JSON {
   const end = bytes.length;
-  let i = skipSpace(bytes, 0);
-  const members: Record<string, unknown> | undefined = bytes[i] === OPEN_BRACE ? {} : undefined;
+  let members: Record<string, unknown> | undefined;
+  let state = VALUE;
   /** Containers open around `i`: bit d-1 of `objects` (or deeper[d - 32]) says whether level d is an object. */
   let depth = 0;
   let objects = 0;
   let deeper: boolean[] | undefined;
-  let expectKey = false;
   /** The wanted top-level member whose value is being read, and where that value starts. */
   let member: string | undefined;
   let memberStart = 0;
-  for (;;) {
-    i = skipSpace(bytes, i);
-    if (expectKey) {
-      if (bytes[i] !== QUOTE) return NOT_JSON;
-      const keyStart = i;
-      i = pastString(bytes, i);
-      if (i < 0) return NOT_JSON;
-      const topLevel = depth === 1 && members !== undefined;
-      if (topLevel) member = wantedKey(bytes, keyStart, i, wanted);
-      i = skipSpace(bytes, i);
-      if (bytes[i] !== COLON) return NOT_JSON;
-      i = skipSpace(bytes, i + 1);
-      if (topLevel) memberStart = i;
-      expectKey = false;
+  let i = 0;
+  while (i < end) {
+    const c = bytes[i] as number;
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      i += 1;
+      continue;
     }
-    const c = bytes[i];
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      const isObject = c === OPEN_BRACE;
-      depth += 1;
-      if (depth <= BIT_LEVELS) objects = isObject ? objects | (1 << (depth - 1)) : objects & ~(1 << (depth - 1));
-      else (deeper ??= [])[depth - BIT_LEVELS - 1] = isObject;
-      i = skipSpace(bytes, i + 1);
-      if (bytes[i] === (isObject ? CLOSE_BRACE : CLOSE_BRACKET)) {
-        i += 1;
-        depth -= 1;
-      } else {
-        expectKey = isObject;
+    if (state === KEY_COLON) {
+      if (c !== COLON) return NOT_JSON;
+      i += 1;
+      state = VALUE;
+      continue;
+    }
+    if (state === KEY || state === KEY_OR_CLOSE) {
+      if (c === QUOTE) {
+        const keyStart = i;
+        i = pastString(bytes, i);
+        if (i < 0) return NOT_JSON;
+        if (depth === 1 && members !== undefined) member = wantedKey(bytes, keyStart, i, wanted);
+        state = KEY_COLON;
         continue;
       }
-    } else if (c === QUOTE) i = pastString(bytes, i);
-    else if (c === MINUS || isDigit(c)) i = pastNumber(bytes, i);
-    else if (c === TRUE[0]) i = pastWord(bytes, i, TRUE);
-    else if (c === FALSE[0]) i = pastWord(bytes, i, FALSE);
-    else if (c === NULL[0]) i = pastWord(bytes, i, NULL);
-    else return NOT_JSON;
-    if (i < 0) return NOT_JSON;
-    // After a value: the containers it closes, then a comma to the next value or member.
-    for (;;) {
-      if (member !== undefined && depth === 1) {
-        (members as Record<string, unknown>)[member] = JSON.parse(bytes.toString('utf8', memberStart, i));
-        member = undefined;
+      if (state === KEY || c !== CLOSE_BRACE) return NOT_JSON;
+      // `{}`: closed below, as after a value.
+      state = AFTER_VALUE;
+    }
+    if (state === VALUE || state === VALUE_OR_CLOSE) {
+      if (state === VALUE_OR_CLOSE && c === CLOSE_BRACKET) state = AFTER_VALUE;
+      else {
+        if (depth === 1) memberStart = i;
+        if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+          const isObject = c === OPEN_BRACE;
+          if (depth === 0 && isObject) members = {};
+          depth += 1;
+          if (depth <= BIT_LEVELS) objects = isObject ? objects | (1 << (depth - 1)) : objects & ~(1 << (depth - 1));
+          else (deeper ??= [])[depth - BIT_LEVELS - 1] = isObject;
+          i += 1;
+          state = isObject ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+          continue;
+        }
+        if (c === QUOTE) i = pastString(bytes, i);
+        else if (c === MINUS || (c >= 0x30 && c <= 0x39)) i = pastNumber(bytes, i);
+        else if (c === TRUE[0]) i = pastWord(bytes, i, TRUE);
+        else if (c === FALSE[0]) i = pastWord(bytes, i, FALSE);
+        else if (c === NULL[0]) i = pastWord(bytes, i, NULL);
+        else return NOT_JSON;
+        if (i < 0) return NOT_JSON;
+        if (depth === 1 && member !== undefined) {
+          (members as Record<string, unknown>)[member] = JSON.parse(bytes.toString('utf8', memberStart, i));
+          member = undefined;
+        }
+        state = AFTER_VALUE;
+        continue;
       }
-      i = skipSpace(bytes, i);
-      if (depth === 0) return i === end ? members : NOT_JSON;
-      const inObject =
-        depth <= BIT_LEVELS ? ((objects >>> (depth - 1)) & 1) === 1 : (deeper as boolean[])[depth - BIT_LEVELS - 1] === true;
-      const next = bytes[i];
-      if (next === COMMA) {
-        i += 1;
-        expectKey = inObject;
-        break;
-      }
-      if (next !== (inObject ? CLOSE_BRACE : CLOSE_BRACKET)) return NOT_JSON;
+    }
+    // After a value (or at an empty container's close).
+    if (depth === 0) return NOT_JSON;
+    const inObject =
+      depth <= BIT_LEVELS ? ((objects >>> (depth - 1)) & 1) === 1 : (deeper as boolean[])[depth - BIT_LEVELS - 1] === true;
+    if (c === COMMA) {
       i += 1;
-      depth -= 1;
+      state = inObject ? KEY : VALUE;
+      continue;
+    }
+    if (c !== (inObject ? CLOSE_BRACE : CLOSE_BRACKET)) return NOT_JSON;
+    i += 1;
+    depth -= 1;
+    if (depth === 1 && member !== undefined) {
+      (members as Record<string, unknown>)[member] = JSON.parse(bytes.toString('utf8', memberStart, i));
+      member = undefined;
     }
   }
-}
-
-function skipSpace(bytes: Buffer, i: number): number {
-  for (;;) {
-    const c = bytes[i];
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
-    i += 1;
-  }
-}
-
-function isDigit(c: number | undefined): boolean {
-  return c !== undefined && c >= 0x30 && c <= 0x39;
-}
-
-function isHex(c: number | undefined): boolean {
-  return c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
+  return state === AFTER_VALUE && depth === 0 ? members : NOT_JSON;
 }
 
 /** Past the string whose quote is at `i`, or -1: no raw control character, only JSON's escapes. */
@@ -311,7 +321,10 @@ function pastString(bytes: Buffer, i: number): number {
     if (c !== BACKSLASH) return -1;
     const escaped = bytes[i + 1];
     if (escaped === 0x75) {
-      if (!isHex(bytes[i + 2]) || !isHex(bytes[i + 3]) || !isHex(bytes[i + 4]) || !isHex(bytes[i + 5])) return -1;
+      for (let k = i + 2; k < i + 6; k += 1) {
+        const h = bytes[k] ?? -1;
+        if (!((h >= 0x30 && h <= 0x39) || (h >= 0x41 && h <= 0x46) || (h >= 0x61 && h <= 0x66))) return -1;
+      }
       i += 6;
     } else if (
       escaped === QUOTE ||
@@ -333,19 +346,28 @@ function pastString(bytes: Buffer, i: number): number {
 function pastNumber(bytes: Buffer, i: number): number {
   if (bytes[i] === MINUS) i += 1;
   if (bytes[i] === 0x30) i += 1;
-  else if (isDigit(bytes[i])) while (isDigit(bytes[i])) i += 1;
-  else return -1;
+  else {
+    const first = i;
+    i = pastDigits(bytes, i);
+    if (i === first) return -1;
+  }
   if (bytes[i] === 0x2e) {
-    i += 1;
-    if (!isDigit(bytes[i])) return -1;
-    while (isDigit(bytes[i])) i += 1;
+    const first = i + 1;
+    i = pastDigits(bytes, first);
+    if (i === first) return -1;
   }
   if (bytes[i] === 0x65 || bytes[i] === 0x45) {
     i += 1;
     if (bytes[i] === 0x2b || bytes[i] === MINUS) i += 1;
-    if (!isDigit(bytes[i])) return -1;
-    while (isDigit(bytes[i])) i += 1;
+    const first = i;
+    i = pastDigits(bytes, i);
+    if (i === first) return -1;
   }
+  return i;
+}
+
+function pastDigits(bytes: Buffer, i: number): number {
+  for (let c = bytes[i] ?? -1; c >= 0x30 && c <= 0x39; c = bytes[i] ?? -1) i += 1;
   return i;
 }
 

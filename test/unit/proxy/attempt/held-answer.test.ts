@@ -105,6 +105,12 @@ const BODIES: readonly (string | Buffer)[] = [
   '{"usage":{"prompt_tokens":1}}{}',
   '{"usage":{"prompt_tokens":1]}',
   '[1}',
+  '1,2',
+  '{},{}',
+  '{"usage":{"prompt_tokens":1}},',
+  '\f{}',
+  '{"a":1}\f',
+  '{\u000b"a":1}',
   '\ufeff{}',
   '{}\u00a0',
   Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), // a byte-order mark
@@ -162,7 +168,7 @@ function value(next: () => number, depth: number): string {
 /** Bytes a broken body may have in place of another: JSON's own, and what JSON forbids. */
 const NOISE = [...'{}[]:,"\\ \n\t0123456789-+.eEtrufalsn']
   .map((c) => c.charCodeAt(0))
-  .concat([0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xe2, 0xff, 0x27, 0x78]);
+  .concat([0x00, 0x0b, 0x0c, 0x1f, 0x7f, 0x80, 0xa0, 0xc3, 0xe2, 0xff, 0x27, 0x78]);
 
 test('generated bodies, whole and broken, are accepted and read exactly as JSON.parse reads them', () => {
   const next = random(39);
