@@ -1,7 +1,7 @@
 // Holding a node's answer in memory before anything of it reaches the client, always bounded: the
 // one budget on the bytes held across all requests, the bounded read of a body into memory (a whole
-// JSON answer held until it parses, or an error body read to recognise it), what a held JSON answer
-// means (the hold_json strategy), and the two ends of holding — sending the answer whole with its
+// JSON answer held until it parses, or an error body read to recognise it), checking a held JSON
+// answer parses without building it, what a held JSON answer means (the hold_json strategy), and the two ends of holding — sending the answer whole with its
 // exact length, and what a body that broke off while held means for the attempt.
 //
 // The held-bytes budget: holding a whole JSON answer until it parses costs up to the per-answer
@@ -182,8 +182,8 @@ export const NOT_JSON: unique symbol = Symbol('not JSON');
 // ---- reading a held JSON body without building it ----------------------------------------------
 // A whole answer passed on as it came is only read for what it states it used (a few top-level
 // members), yet it must parse, or it is failed over. Building it (a string of the whole body, then
-// every object, array and string in it) costs more than the answer itself; checking it byte by byte
-// against JSON's grammar costs nothing but the scan. The check accepts exactly what
+// every object, array and string in it) allocates more than the answer itself; checking it byte by
+// byte against JSON's grammar allocates only the members read. The check accepts exactly what
 // `JSON.parse(bytes.toString('utf8'))` accepts: outside strings only JSON's own ASCII is allowed (a
 // byte beyond ASCII there, or a byte-order mark, is an error either way); inside strings any byte
 // beyond ASCII is text (UTF-8 decoding turns a malformed sequence into U+FFFD, never into a quote,
