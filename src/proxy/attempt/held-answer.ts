@@ -1,8 +1,9 @@
 // Holding a node's answer in memory before anything of it reaches the client, always bounded: the
 // one budget on the bytes held across all requests, the bounded read of a body into memory (a whole
-// JSON answer held until it parses, or an error body read to recognise it), checking a held JSON
-// answer parses without building it, what a held JSON answer means (the hold_json strategy), and the two ends of holding — sending the answer whole with its
-// exact length, and what a body that broke off while held means for the attempt.
+// JSON answer held until it parses, or an error body read to recognise it), checking that a held
+// JSON answer parses without building it, what a held JSON answer means (the hold_json strategy),
+// and the two ends of holding — sending the answer whole with its exact length, and what a body
+// that broke off while held means for the attempt.
 //
 // The held-bytes budget: holding a whole JSON answer until it parses costs up to the per-answer
 // bound per request, for as long as the client takes to read it; without a shared bound, many slow
