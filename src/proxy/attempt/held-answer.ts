@@ -1,9 +1,8 @@
 // Holding a node's answer in memory before anything of it reaches the client, always bounded: the
 // one budget on the bytes held across all requests, the bounded read of a body into memory (a whole
-// JSON answer held until it parses, or an error body read to recognise it), checking that a held
-// JSON answer parses without building it, what a held JSON answer means (the hold_json strategy),
-// and the two ends of holding — sending the answer whole with its exact length, and what a body
-// that broke off while held means for the attempt.
+// JSON answer held until it parses, or an error body read to recognise it), what a held JSON answer
+// means (the hold_json strategy), and the two ends of holding — sending the answer whole with its
+// exact length, and what a body that broke off while held means for the attempt.
 //
 // The held-bytes budget: holding a whole JSON answer until it parses costs up to the per-answer
 // bound per request, for as long as the client takes to read it; without a shared bound, many slow
@@ -23,7 +22,7 @@ import type { AnswerUsage } from './answer-usage.ts';
 import { classify } from './attempt-result.ts';
 import type { AttemptOutcome } from './attempt-outcome.ts';
 import { streamThrough } from './stream-through.ts';
-import { STATED_USAGE_MEMBERS, wholeAnswerUsage } from './usage-reader.ts';
+import { wholeAnswerUsage } from './usage-reader.ts';
 import {
   clientHead,
   type AttemptExchange,
@@ -180,222 +179,6 @@ export function parsedJson(bytes: Buffer): unknown {
 
 export const NOT_JSON: unique symbol = Symbol('not JSON');
 
-// ---- reading a held JSON body without building it ----------------------------------------------
-// A whole answer passed on as it came is only read for what it states it used (a few top-level
-// members), yet it must parse, or it is failed over. Building it (a string of the whole body, then
-// every object, array and string in it) allocates more than the answer itself; checking it byte by
-// byte against JSON's grammar allocates only the members read. The check accepts exactly what
-// `JSON.parse(bytes.toString('utf8'))` accepts: outside strings only JSON's own ASCII is allowed (a
-// byte beyond ASCII there, or a byte-order mark, is an error either way); inside strings any byte
-// beyond ASCII is text (UTF-8 decoding turns a malformed sequence into U+FFFD, never into a quote,
-// a backslash or a control character, and never swallows the ASCII byte after it).
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const MINUS = 0x2d;
-const TRUE: readonly number[] = Object.freeze([0x74, 0x72, 0x75, 0x65]);
-const FALSE: readonly number[] = Object.freeze([0x66, 0x61, 0x6c, 0x73, 0x65]);
-const NULL: readonly number[] = Object.freeze([0x6e, 0x75, 0x6c, 0x6c]);
-/** Nesting tracked in one number's bits (an answer's usual depth); deeper levels in a list. */
-const BIT_LEVELS = 31;
-
-// What the scan expects next (whitespace aside).
-const VALUE = 0;
-/** Right after `[`: a value, or `]`. */
-const VALUE_OR_CLOSE = 1;
-const KEY = 2;
-/** Right after `{`: a key, or `}`. */
-const KEY_OR_CLOSE = 3;
-const KEY_COLON = 4;
-/** After a value: a comma, the close of its container, or (at the top) the end. */
-const AFTER_VALUE = 5;
-
-/**
- * The body checked and read as `JSON.parse(bytes.toString('utf8'))` would read it, without building
- * it: NOT_JSON where that throws; undefined for JSON that is not an object; for an object, the
- * top-level members named in `wanted`, each parsed alone (of a member named twice, the last, as
- * JSON.parse keeps). One pass, byte by byte; strings, numbers and words are passed over whole.
- */
-export function jsonMembers(bytes: Buffer, wanted: readonly string[]): Record<string, unknown> | undefined | typeof NOT_JSON {
-  const end = bytes.length;
-  let members: Record<string, unknown> | undefined;
-  let state = VALUE;
-  /** Containers open around `i`: bit d-1 of `objects` (or deeper[d - 32]) says whether level d is an object. */
-  let depth = 0;
-  let objects = 0;
-  let deeper: boolean[] | undefined;
-  /** The wanted top-level member whose value is being read, and where that value starts. */
-  let member: string | undefined;
-  let memberStart = 0;
-  let i = 0;
-  while (i < end) {
-    const c = bytes[i] as number;
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
-      i += 1;
-      continue;
-    }
-    if (state === KEY_COLON) {
-      if (c !== COLON) return NOT_JSON;
-      i += 1;
-      state = VALUE;
-      continue;
-    }
-    if (state === KEY || state === KEY_OR_CLOSE) {
-      if (c === QUOTE) {
-        const keyStart = i;
-        i = pastString(bytes, i);
-        if (i < 0) return NOT_JSON;
-        if (depth === 1 && members !== undefined) member = wantedKey(bytes, keyStart, i, wanted);
-        state = KEY_COLON;
-        continue;
-      }
-      if (state === KEY || c !== CLOSE_BRACE) return NOT_JSON;
-      // `{}`: closed below, as after a value.
-      state = AFTER_VALUE;
-    }
-    if (state === VALUE || state === VALUE_OR_CLOSE) {
-      if (state === VALUE_OR_CLOSE && c === CLOSE_BRACKET) state = AFTER_VALUE;
-      else {
-        if (depth === 1) memberStart = i;
-        if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-          const isObject = c === OPEN_BRACE;
-          if (depth === 0 && isObject) members = {};
-          depth += 1;
-          if (depth <= BIT_LEVELS) objects = isObject ? objects | (1 << (depth - 1)) : objects & ~(1 << (depth - 1));
-          else (deeper ??= [])[depth - BIT_LEVELS - 1] = isObject;
-          i += 1;
-          state = isObject ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
-          continue;
-        }
-        if (c === QUOTE) i = pastString(bytes, i);
-        else if (c === MINUS || (c >= 0x30 && c <= 0x39)) i = pastNumber(bytes, i);
-        else if (c === TRUE[0]) i = pastWord(bytes, i, TRUE);
-        else if (c === FALSE[0]) i = pastWord(bytes, i, FALSE);
-        else if (c === NULL[0]) i = pastWord(bytes, i, NULL);
-        else return NOT_JSON;
-        if (i < 0) return NOT_JSON;
-        if (depth === 1 && member !== undefined) {
-          (members as Record<string, unknown>)[member] = JSON.parse(bytes.toString('utf8', memberStart, i));
-          member = undefined;
-        }
-        state = AFTER_VALUE;
-        continue;
-      }
-    }
-    // After a value (or at an empty container's close).
-    if (depth === 0) return NOT_JSON;
-    const inObject =
-      depth <= BIT_LEVELS ? ((objects >>> (depth - 1)) & 1) === 1 : (deeper as boolean[])[depth - BIT_LEVELS - 1] === true;
-    if (c === COMMA) {
-      i += 1;
-      state = inObject ? KEY : VALUE;
-      continue;
-    }
-    if (c !== (inObject ? CLOSE_BRACE : CLOSE_BRACKET)) return NOT_JSON;
-    i += 1;
-    depth -= 1;
-    if (depth === 1 && member !== undefined) {
-      (members as Record<string, unknown>)[member] = JSON.parse(bytes.toString('utf8', memberStart, i));
-      member = undefined;
-    }
-  }
-  return state === AFTER_VALUE && depth === 0 ? members : NOT_JSON;
-}
-
-/** Past the string whose quote is at `i`, or -1: no raw control character, only JSON's escapes. */
-function pastString(bytes: Buffer, i: number): number {
-  const end = bytes.length;
-  for (i += 1; i < end;) {
-    const c = bytes[i] as number;
-    // Most bytes are text: one comparison for a lower-case letter or a byte beyond ASCII.
-    if (c > BACKSLASH || (c >= 0x20 && c !== QUOTE && c !== BACKSLASH)) {
-      i += 1;
-      continue;
-    }
-    if (c === QUOTE) return i + 1;
-    if (c !== BACKSLASH) return -1;
-    const escaped = bytes[i + 1];
-    if (escaped === 0x75) {
-      for (let k = i + 2; k < i + 6; k += 1) {
-        const h = bytes[k] ?? -1;
-        if (!((h >= 0x30 && h <= 0x39) || (h >= 0x41 && h <= 0x46) || (h >= 0x61 && h <= 0x66))) return -1;
-      }
-      i += 6;
-    } else if (
-      escaped === QUOTE ||
-      escaped === BACKSLASH ||
-      escaped === 0x2f ||
-      escaped === 0x62 ||
-      escaped === 0x66 ||
-      escaped === 0x6e ||
-      escaped === 0x72 ||
-      escaped === 0x74
-    ) {
-      i += 2;
-    } else return -1;
-  }
-  return -1;
-}
-
-/** Past the number at `i`, or -1: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`. */
-function pastNumber(bytes: Buffer, i: number): number {
-  if (bytes[i] === MINUS) i += 1;
-  if (bytes[i] === 0x30) i += 1;
-  else {
-    const first = i;
-    i = pastDigits(bytes, i);
-    if (i === first) return -1;
-  }
-  if (bytes[i] === 0x2e) {
-    const first = i + 1;
-    i = pastDigits(bytes, first);
-    if (i === first) return -1;
-  }
-  if (bytes[i] === 0x65 || bytes[i] === 0x45) {
-    i += 1;
-    if (bytes[i] === 0x2b || bytes[i] === MINUS) i += 1;
-    const first = i;
-    i = pastDigits(bytes, i);
-    if (i === first) return -1;
-  }
-  return i;
-}
-
-function pastDigits(bytes: Buffer, i: number): number {
-  for (let c = bytes[i] ?? -1; c >= 0x30 && c <= 0x39; c = bytes[i] ?? -1) i += 1;
-  return i;
-}
-
-function pastWord(bytes: Buffer, i: number, word: readonly number[]): number {
-  for (let k = 0; k < word.length; k += 1) if (bytes[i + k] !== word[k]) return -1;
-  return i + word.length;
-}
-
-/** Which of `wanted` the key in [start, end) (quotes included) names, as JSON.parse decodes it. */
-function wantedKey(bytes: Buffer, start: number, end: number, wanted: readonly string[]): string | undefined {
-  for (let k = start + 1; k < end - 1; k += 1) {
-    if (bytes[k] !== BACKSLASH) continue;
-    const decoded = JSON.parse(bytes.toString('utf8', start, end)) as string;
-    return wanted.includes(decoded) ? decoded : undefined;
-  }
-  const length = end - start - 2;
-  // Indexed: no iterator and result objects per key while the code is cold.
-  for (let n = 0; n < wanted.length; n += 1) {
-    const name = wanted[n] as string;
-    if (name.length !== length) continue;
-    let k = 0;
-    while (k < length && bytes[start + 1 + k] === name.charCodeAt(k)) k += 1;
-    if (k === length) return name;
-  }
-  return undefined;
-}
-
 // ---- the hold_json strategy: what a held JSON body means ----------------------------------------
 
 /**
@@ -429,9 +212,7 @@ export function heldJsonOutcome(
       }
       return streamThrough(answer, client, { eventStream: false, head: held.head });
     case 'complete': {
-      // Passed on as it came: checked and read for its usage without being built (jsonMembers).
-      // Translated: built, to be put in the other API.
-      const parsed = rewrite === undefined ? jsonMembers(held.bytes, STATED_USAGE_MEMBERS) : parsedJson(held.bytes);
+      const parsed = parsedJson(held.bytes);
       if (parsed === NOT_JSON) {
         return {
           kind: 'failed',

@@ -93,22 +93,6 @@ const READERS: readonly Reader[] = [
   ollamaNative,
 ];
 
-/**
- * The top-level members of a value the readers above read, and nothing else of it: a whole answer
- * is read for these alone (held-answer.ts, jsonMembers). A reader that reads another adds it here.
- */
-export const STATED_USAGE_MEMBERS: readonly string[] = Object.freeze([
-  'usage',
-  'object',
-  'id',
-  'response',
-  'message',
-  'timings',
-  'prompt_eval_count',
-  'eval_count',
-  'done',
-]);
-
 /** What one parsed value states, in the first dialect that reads it. */
 export function statedUsage(value: unknown): StatedUsage | undefined {
   if (!isRecord(value)) return undefined;
