@@ -20,7 +20,7 @@ export { sameCorsOrigins } from './http/cors.ts';
 export { fleetStatus, healthHttpStatus, type FleetStatus } from './inference/fleet-status.ts';
 export { isLoopbackAddress, presentedKey, rotatingKeyCheck, unauthorized } from './http/auth.ts';
 export { UpstreamPools, type PoolFigures } from './attempt/upstream-pools.ts';
-export { HeldBytesBudget } from './attempt/held-budget.ts';
+export { HeldBytesBudget } from './attempt/held-answer.ts';
 export type { ProxyEvents } from './request/proxy-events.ts';
 export type { AttemptResult } from './attempt/attempt-result.ts';
 export { sendError, errorBody } from './http/openai-error.ts';
@@ -32,7 +32,7 @@ export { fleetModels } from './request/models-list.ts';
 export { requestSettings, type RequestSettings } from './request/request-settings.ts';
 export { sessionKeyOf, type SessionKey } from './request/affinity-key.ts';
 export { siteLabel } from './failover/target.ts';
-export { upstreamVerdict } from './failover/upstream-verdict.ts';
+export { upstreamVerdict } from './failover/attempt-feedback.ts';
 export { translationFor } from './translate/translation-choice.ts';
 export {
   NO_GATES,

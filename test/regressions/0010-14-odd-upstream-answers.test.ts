@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { upstreamVerdict } from '#src/proxy/failover/upstream-verdict.ts';
+import { upstreamVerdict } from '#src/proxy/failover/attempt-feedback.ts';
 import { httpJson } from '#test/fixtures/http.ts';
 import {
   chatAnswer,

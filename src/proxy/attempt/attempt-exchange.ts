@@ -1,15 +1,180 @@
-// The lifetime of one upstream attempt, whichever strategy answers the client: the abort that
-// stops the node's work (the client leaving, or the total timeout), and the share of the held-bytes
-// budget the attempt's held answer occupies until the client has been sent it. A whole answer whose
-// head has come is already generated: a client leaving then lets it be read, for a bounded time,
-// so that what the node says it used is what is charged. A streamed answer may have a first-token
-// deadline (first-token-deadline.ts): past it, the call is aborted and the attempt fails over.
+// One attempt's exchange with a node, as the answering strategies (inspect-refusal, hold_json in
+// held-answer.ts, stream-through) share it: the node's answer as the client will get it (its
+// status, the client's copy of its headers, its body as a feed of chunks), the client side they
+// write it to, and the attempt's lifetime.
+//
+// The body feed: chunks pushed by a producer (undici's dispatch handler, or a decoder) to whichever
+// reader is attached. No Readable per request: the producer calls the reader straight, and the
+// reader's pause reaches the producer (the socket) at once. Chunks that arrive while no reader is
+// attached (between the head and the strategy's choice, or after a held read stopped) wait in a
+// queue, bounded by pausing the producer.
+//
+// The lifetime (AttemptExchange), whichever strategy answers the client: the abort that stops the
+// node's work (the client leaving, or the total timeout), and the share of the held-bytes budget
+// the attempt's held answer occupies until the client has been sent it. A whole answer whose head
+// has come is already generated: a client leaving then lets it be read, for a bounded time, so that
+// what the node says it used is what is charged. A streamed answer may have a first-token deadline
+// (first-token-deadline.ts): past it, the call is aborted and the attempt fails over.
 
+import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
+import { appended } from '#src/core/appended.ts';
 import type { Clock, Timer } from '#src/core/clock.ts';
 import type { AbortListener, AbortSource } from './abort-source.ts';
 import { firstTokenTimeoutError, type FirstTokenDeadline } from './first-token-deadline.ts';
-import type { HeldBytesBudget, HeldReservation } from './held-budget.ts';
+
+// ---- the answer and the client side ------------------------------------------------------------
+
+export interface UpstreamAnswer {
+  readonly status: number;
+  /**
+   * The client's copy of the node's headers: hop-by-hop ones stripped, encoding dropped once decoded.
+   * Built once per attempt and finished in place when the head is sent (clientHead), never copied.
+   */
+  readonly headers: Record<string, string | string[]>;
+  /** The node's body, decoded when it came compressed. */
+  readonly body: BodyFeed;
+}
+
+export interface ClientSide {
+  readonly res: ServerResponse;
+  readonly exchange: AttemptExchange;
+  /** Added to whatever the node sent (the answering node's name, the request id). */
+  readonly extraResponseHeaders: Readonly<Record<string, string>>;
+  readonly clock: Clock;
+  /** When the request arrived, for the time to the first byte. */
+  readonly startedMs: number;
+  /** When the request was sent to the node (monotonic ms), for the node's speed (stream-timing.ts, decodeSample). */
+  readonly sentMs: number;
+}
+
+/**
+ * The head the client gets: the node's headers without its length (the gateway states its own, or
+ * sends chunked), plus the gateway's own. Finishes `answer.headers` in place: one head per answer.
+ */
+export function clientHead(
+  answer: UpstreamAnswer,
+  client: ClientSide,
+  contentLength?: number,
+): Record<string, string | string[]> {
+  const headers = answer.headers;
+  if (contentLength === undefined) delete headers['content-length'];
+  else headers['content-length'] = String(contentLength);
+  // A Vary the gateway already set (CORS: `Origin`) is kept next to the node's own.
+  const ours = client.res.getHeader('vary');
+  if (ours !== undefined && headers['vary'] !== undefined) headers['vary'] = `${String(ours)}, ${String(headers['vary'])}`;
+  // A tenant's own rate-limit headers (set by the gateway before the attempt) win over a node's:
+  // the client is limited by its tenant here, not by whatever the node's API key may do there.
+  if (client.res.hasHeader('x-ratelimit-limit-requests') || client.res.hasHeader('x-ratelimit-limit-tokens')) {
+    for (const name of Object.keys(headers)) if (name.startsWith('x-ratelimit-')) delete headers[name];
+  }
+  return Object.assign(headers, client.extraResponseHeaders);
+}
+
+// ---- the body feed ---------------------------------------------------------------------------
+
+/** What reads the body: called for each chunk, then once for the end or the failure. */
+export interface BodySink {
+  onData(chunk: Buffer): void;
+  onEnd(): void;
+  onError(error: Error): void;
+}
+
+/** Bytes queued with no reader before the producer is paused (a small JSON answer never gets there). */
+const QUEUE_PAUSE_BYTES = 64 * 1024;
+
+export abstract class BodyFeed {
+  #sink: BodySink | undefined;
+  #queue: Buffer[] | undefined;
+  #queuedBytes = 0;
+  #ended = false;
+  #error: Error | undefined;
+  #pausedByQueue = false;
+
+  /** Stops the producer (backpressure); chunks already under way may still arrive. */
+  abstract pause(): void;
+  abstract resume(): void;
+  /** Stops the producer for good: the node's work is dropped. */
+  abstract destroy(reason: Error): void;
+
+  /** Hands the body to `sink`: first what waited, then the end or failure if they came already. */
+  attach(sink: BodySink): void {
+    this.#sink = sink;
+    const queue = this.#queue;
+    if (queue !== undefined) {
+      while (queue.length > 0 && this.#sink === sink) {
+        const chunk = queue.shift() as Buffer;
+        this.#queuedBytes -= chunk.length;
+        sink.onData(chunk);
+      }
+      if (queue.length > 0) return;
+    }
+    if (this.#sink !== sink) return;
+    if (this.#pausedByQueue) {
+      this.#pausedByQueue = false;
+      this.resume();
+    }
+    if (this.#error !== undefined) this.#settle(sink, this.#error);
+    else if (this.#ended) this.#settle(sink, undefined);
+  }
+
+  /** The reader stops reading; what comes next waits for the next one. */
+  detach(): void {
+    this.#sink = undefined;
+  }
+
+  protected pushChunk(chunk: Buffer): void {
+    const sink = this.#sink;
+    if (sink !== undefined) {
+      sink.onData(chunk);
+      return;
+    }
+    // Most often the whole answer is one chunk that came before its reader: a list of one (core/appended.ts).
+    this.#queue = appended(this.#queue, chunk);
+    this.#queuedBytes += chunk.length;
+    if (this.#queuedBytes > QUEUE_PAUSE_BYTES && !this.#pausedByQueue) {
+      this.#pausedByQueue = true;
+      this.pause();
+    }
+  }
+
+  protected pushEnd(): void {
+    this.#ended = true;
+    const sink = this.#sink;
+    if (sink !== undefined && this.#drained()) this.#settle(sink, undefined);
+  }
+
+  protected pushError(error: Error): void {
+    if (this.#ended || this.#error !== undefined) return;
+    this.#error = error;
+    const sink = this.#sink;
+    if (sink !== undefined && this.#drained()) this.#settle(sink, error);
+  }
+
+  #drained(): boolean {
+    return this.#queue === undefined || this.#queue.length === 0;
+  }
+
+  #settle(sink: BodySink, error: Error | undefined): void {
+    this.#sink = undefined;
+    if (error === undefined) sink.onEnd();
+    else sink.onError(error);
+  }
+}
+
+// ---- the attempt's lifetime ----------------------------------------------------------------------
+
+/** The bytes one answer holds; `take` grows it, `release` returns all of it (once). */
+export interface HeldReservation {
+  /** Reserves `bytes` more; false (and nothing reserved) when the shared budget cannot cover them. */
+  take(bytes: number): boolean;
+  release(): void;
+}
+
+/** Where an attempt's reservation is opened: the held-bytes budget shared by all requests (held-answer.ts). */
+export interface HeldBudget {
+  open(): HeldReservation;
+}
 
 export class AttemptExchange implements AbortSource {
   /** Bound on the whole exchange, streaming included; 0 = none. */
@@ -46,7 +211,7 @@ export class AttemptExchange implements AbortSource {
     res: ServerResponse,
     clock: Clock,
     totalTimeoutMs: number,
-    heldBudget: HeldBytesBudget,
+    heldBudget: HeldBudget,
     headersTimeoutMs?: number,
     firstToken?: FirstTokenDeadline,
   ) {

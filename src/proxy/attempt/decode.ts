@@ -17,7 +17,7 @@ import {
   createInflateRaw,
   createZstdDecompress,
 } from 'node:zlib';
-import { BodyFeed, type BodySink } from './body-feed.ts';
+import { BodyFeed, type BodySink } from './attempt-exchange.ts';
 import type { BodyCoding, ContentCoding } from './response-policy.ts';
 
 /**

@@ -1,32 +1,46 @@
 // One upstream attempt, in phases (after undici's dispatch handler and Caddy's reverseProxy /
-// finalizeResponse): send the buffered body (upstream-call.ts) and, when the node's head comes,
+// finalizeResponse): send the buffered body (the call, below) and, when the node's head comes,
 // judge it (response-policy.ts); then answer the client with one strategy: inspect a refusal, hold
 // a whole JSON answer, or stream through. The call's callbacks drive the attempt: a whole JSON
 // answer is held and sent from undici's own calls, with no promise. Each phase ends in an
 // AttemptOutcome. Before anything reaches the client a failure is reported for failover; after
 // that the response is ended.
+//
+// The call: one request to a node on undici's dispatch API (the v7+ handler: onRequestStart,
+// onResponseStart, onResponseData, onResponseEnd, onResponseError). Instead of `Pool.request`,
+// which wraps every answer in a Readable and a promise chain, the handler tells the attempt the
+// head (a callback, no promise: the attempt runs on from undici's own call) and then pushes the
+// body's chunks straight to the strategy reading them (the body feed: attempt-exchange.ts); the
+// reader's pause pauses the parser on the node's socket. The attempt's abort signal (client gone,
+// total timeout, load timeout) aborts the request wherever it is: waiting in the connection gate
+// (the interceptor in upstream-pools.ts, which reads the signal from the dispatch options), waiting
+// for its socket (queued-abort.ts), or mid-answer.
+//
+// A head that never came: a node that never answers is a failure another node may make good; an
+// abort is the client leaving, the total timeout or the first-token deadline, told apart by the
+// exchange (unanswered, at the end of this file).
 
+import type { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
 import type { Clock } from '#src/core/clock.ts';
+import { errors } from '#src/core/undici-parts.ts';
+import type { AbortSource } from './abort-source.ts';
 import type { AnswerRewrite } from './answer-rewrite.ts';
 import { estimatedWork, type WorkAsk } from './answer-usage.ts';
-import { AttemptExchange } from './attempt-exchange.ts';
+import { AttemptExchange, BodyFeed, type ClientSide, type UpstreamAnswer } from './attempt-exchange.ts';
 import type { AttemptOutcome, OutcomeListener } from './attempt-outcome.ts';
-import type { BodyFeed } from './body-feed.ts';
+import { classify } from './attempt-result.ts';
 import { decodedBody } from './decode.ts';
-import { readHeld, type HeldBody, type HeldListener } from './held-body.ts';
-import type { HeldBytesBudget } from './held-budget.ts';
-import { heldJsonOutcome } from './hold-json.ts';
-import { clientResponseHeaders } from '../http/hop-headers.ts';
+import type { FirstTokenDeadline } from './first-token-deadline.ts';
+import { heldJsonOutcome, readHeld, type HeldBody, type HeldBytesBudget, type HeldListener } from './held-answer.ts';
 import { inspectRefusal } from './inspect-refusal.ts';
+import { QUEUED_ABORT, type QueuedAbortHook } from './queued-abort.ts';
 import { bodyCoding, planResponse } from './response-policy.ts';
-import { unanswered, type UpstreamRequest } from './send-attempt.ts';
 import { streamOn } from './stream-through.ts';
 import type { UsageAsked } from './usage-strip.ts';
-import { UpstreamCall, type HeadListener, type UpstreamHead } from './upstream-call.ts';
-import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
-import type { FirstTokenDeadline } from './first-token-deadline.ts';
+import { clientResponseHeaders } from '../http/hop-headers.ts';
 
 export type { AttemptOutcome } from './attempt-outcome.ts';
 
@@ -301,3 +315,159 @@ function withWorkDone(outcome: AttemptOutcome, work: WorkAsk | undefined, elapse
 
 /** Why a node's answer is dropped when the client left before it: one error for all, never thrown. */
 const CLIENT_GONE = new Error('client closed the connection');
+
+// ---- the call: one request on undici's dispatch API -------------------------------------------
+
+export interface UpstreamHead {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** What is sent: the gateway's POST, with its headers built once per attempt. */
+export interface UpstreamRequestLine {
+  /** The pool's origin (upstream-pools.ts, `dispatchTo`); undefined = undici adds it, copying the options. */
+  readonly origin?: string | undefined;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+/** What is told how the head went, once: it came (its body follows through the call), or none came and why. */
+export interface HeadListener {
+  onHead(status: number, headers: UpstreamHead['headers']): void;
+  onNoHead(error: Error): void;
+}
+
+/** undici's own dispatch options plus the signal the connection gate reads (upstream-pools.ts). */
+type GatedDispatchOptions = Dispatcher.DispatchOptions & { readonly signal: AbortSignal };
+
+export class UpstreamCall extends BodyFeed implements Dispatcher.DispatchHandler {
+  readonly #abort: AbortSource;
+  readonly #signal: AbortSignal;
+  /** Told the head, or why none came. */
+  readonly #listener: HeadListener;
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Takes the request out of undici's queue while it waits for a connection. */
+  #cancelQueued: ((reason: Error) => void) | undefined;
+  #headSettled = false;
+  #finished = false;
+
+  constructor(abort: AbortSource, listener: HeadListener) {
+    super();
+    this.#listener = listener;
+    this.#abort = abort;
+    this.#signal = abort.signal;
+  }
+
+  /** Sends the request; the head and the body come back through this handler. */
+  send(pool: Dispatcher, request: UpstreamRequestLine): void {
+    const signal = this.#signal;
+    if (signal.aborted) {
+      this.onResponseError(undefined, abortReason(signal));
+      return;
+    }
+    this.#abort.onAbort(this);
+    const options: GatedDispatchOptions = {
+      origin: request.origin,
+      path: request.path,
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal,
+    };
+    if (QUEUED_ABORT !== undefined) {
+      const hook: QueuedAbortHook = (cancel) => this.#queued(cancel);
+      (options as unknown as Record<symbol, QueuedAbortHook>)[QUEUED_ABORT] = hook;
+    }
+    pool.dispatch(options, this);
+  }
+
+  /** The attempt's signal fired: abort the request wherever it is. */
+  handleEvent(): void {
+    const reason = abortReason(this.#signal);
+    if (this.#controller !== undefined) this.#controller.abort(reason);
+    else this.#cancelQueued?.(reason);
+  }
+
+  #queued(cancel: (reason: Error) => void): void {
+    if (this.#signal.aborted) cancel(abortReason(this.#signal));
+    else this.#cancelQueued = cancel;
+  }
+
+  override pause(): void {
+    this.#controller?.pause();
+  }
+
+  override resume(): void {
+    this.#controller?.resume();
+  }
+
+  override destroy(reason: Error): void {
+    if (this.#finished) return;
+    this.#controller?.abort(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    this.#cancelQueued = undefined;
+    if (this.#signal.aborted) controller.abort(abortReason(this.#signal));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: UpstreamHead['headers']): void {
+    // An interim answer (103 Early Hints) precedes the real one, as undici's request API skips it.
+    if (status < 200) return;
+    this.#headSettled = true;
+    this.#listener.onHead(status, headers);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.pushChunk(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#finish();
+    this.pushEnd();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.#finish();
+    if (this.#headSettled) this.pushError(error);
+    else {
+      this.#headSettled = true;
+      this.#listener.onNoHead(error);
+    }
+  }
+
+  #finish(): void {
+    this.#finished = true;
+    this.#abort.onAbort(undefined);
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new errors.RequestAbortedError();
+}
+
+// ---- a head that never came ----------------------------------------------------------------------
+
+export interface UpstreamRequest extends UpstreamRequestLine {
+  readonly pool: Dispatcher;
+  /** routing.load_timeout when this attempt loads its model: the bound on waiting for the answer's head. */
+  readonly headersTimeoutMs?: number;
+}
+
+/** What an attempt whose head never came (`error`: why, as the call rejected it or sending threw) means. */
+export function unanswered(error: unknown, request: UpstreamRequest, exchange: AttemptExchange): AttemptOutcome {
+  if (exchange.loadTimedOut()) {
+    return {
+      kind: 'failed',
+      result: 'load_timeout',
+      error: `the model did not load within ${request.headersTimeoutMs}ms (routing.load_timeout)`,
+    };
+  }
+  const silent = exchange.firstTokenTimeout();
+  if (silent !== undefined) return { kind: 'failed', result: 'timeout', error: silent };
+  if (exchange.timedOut()) return { kind: 'failed', result: 'timeout', error: `no answer within ${exchange.totalTimeoutMs}ms` };
+  if (exchange.signal.aborted) return { kind: 'client_gone', status: undefined };
+  return { kind: 'failed', ...classify(error) };
+}

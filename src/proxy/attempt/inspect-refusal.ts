@@ -5,11 +5,9 @@
 // named by status and error code only, and this site answers in its own terms.
 
 import type { AttemptOutcome } from './attempt-outcome.ts';
-import type { HeldReservation } from './held-budget.ts';
-import { holdBody } from './held-body.ts';
-import { deliverHeld, heldBodyBrokeOff } from './held-answer.ts';
+import { deliverHeld, heldBodyBrokeOff, holdBody } from './held-answer.ts';
 import { streamThrough } from './stream-through.ts';
-import type { ClientSide, UpstreamAnswer } from './upstream-answer.ts';
+import type { ClientSide, HeldReservation, UpstreamAnswer } from './attempt-exchange.ts';
 import { errorCodeOf, interpretUpstreamError } from './upstream-error.ts';
 import type { ErrorDialect } from '../http/error-dialect.ts';
 

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '#src/core/clock.ts';
 import { describeError } from './attempt-result.ts';
-import type { BodyFeed, BodySink } from './body-feed.ts';
+import type { BodyFeed, BodySink } from './attempt-exchange.ts';
 import type { AnswerReader } from './answer-reader.ts';
 import type { FirstTokenGate } from './first-token-gate.ts';
 import { StreamTiming } from './stream-timing.ts';

@@ -17,7 +17,10 @@ export type ResponsePlan =
    */
   | { readonly kind: 'stream'; readonly eventStream: boolean; readonly ndjson?: boolean };
 
+// The plans that carry nothing of the answer: one object each, not one per answer.
 const NDJSON_STREAM: ResponsePlan = Object.freeze({ kind: 'stream', eventStream: false, ndjson: true });
+const INSPECT_ERROR: ResponsePlan = Object.freeze({ kind: 'inspect_error' });
+const HOLD_JSON: ResponsePlan = Object.freeze({ kind: 'hold_json' });
 
 /** A content coding the gateway decodes (undici's set; node:zlib in Node 24 reads zstd). */
 export type ContentCoding = 'gzip' | 'deflate' | 'br' | 'zstd';
@@ -110,7 +113,7 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
   }
   if (facts.passOnErrors === false && status >= 300) {
     // A remote site's error is read (bounded) for what it means, never passed on (inspect-refusal.ts).
-    if (facts.coding.kind !== 'unknown') return { kind: 'inspect_error' };
+    if (facts.coding.kind !== 'unknown') return INSPECT_ERROR;
     return { kind: 'fail', result: status >= 500 ? 'http_5xx' : 'http_error', error: `answered ${status}` };
   }
   if (status >= 500 && facts.canFailOver()) return { kind: 'fail', result: 'http_5xx', error: `node answered ${status}` };
@@ -125,13 +128,13 @@ export function planResponse(facts: ResponseFacts): ResponsePlan {
     };
   }
   // A 405 may say the node has no such endpoint (a path it serves for other methods only).
-  if (status === 400 || status === 404 || status === 405) return { kind: 'inspect_error' };
-  if (status >= 300 && facts.rewordsErrors === true) return { kind: 'inspect_error' };
+  if (status === 400 || status === 404 || status === 405) return INSPECT_ERROR;
+  if (status >= 300 && facts.rewordsErrors === true) return INSPECT_ERROR;
   const eventStream = isEventStream(contentType);
   if (status >= 200 && status < 300 && !eventStream) {
     // An NDJSON stream passes through as it comes, like an event stream (its last line states the usage).
     if (isNdjson(contentType)) return NDJSON_STREAM;
-    if (isJson(contentType)) return { kind: 'hold_json' };
+    if (isJson(contentType)) return HOLD_JSON;
     if (facts.anyMedia === true) return { kind: 'stream', eventStream: false };
     // An inference answer is JSON or SSE; an HTML page here is a captive portal or a misrouted
     // proxy, never a completion the client could use.

@@ -18,7 +18,7 @@ import type { ErrorDialect } from '../http/error-dialect.ts';
 import { UsageStrip, type UsageAsked } from './usage-strip.ts';
 import { UsageWatch } from './usage-watch.ts';
 import { FirstIdWatch } from './first-answer-id.ts';
-import { clientHead, type ClientSide, type UpstreamAnswer } from './upstream-answer.ts';
+import { clientHead, type ClientSide, type UpstreamAnswer } from './attempt-exchange.ts';
 
 export interface StreamOptions {
   /** True for text/event-stream answers. */

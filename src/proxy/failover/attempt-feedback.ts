@@ -1,14 +1,30 @@
-// Pure: what one attempt's outcome means. The same outcome gives the same event result for a
-// node and a site (one mapping); what differs is how it feeds back: a node's refusal may teach the
-// prompt's bounds and its context, or show that its listing is stale; a site's answer clears its
-// reachability back-off, and a failure before its first byte starts one. A site's error is never
-// repeated in its own words: its figures are kept (a context size), its message is not.
+// Pure: what attempts' outcomes mean, one at a time and folded over a request.
+//
+// One outcome: the same outcome gives the same event result for a node and a site (one mapping);
+// what differs is how it feeds back: a node's refusal may teach the prompt's bounds and its
+// context, or show that its listing is stale; a site's answer clears its reachability back-off, and
+// a failure before its first byte starts one. A site's error is never repeated in its own words:
+// its figures are kept (a context size), its message is not.
+//
+// What a result says of a node's own health (passive ejection): a refusal the node explained
+// (overflow, unknown model) proves it alive, unless the gateway's own figures disprove it
+// (contradictory_refusal: counted like a failure); a client leaving proves nothing.
+//
+// Folded (the failover state): what the failover loop has learned about one request so far — the
+// targets tried (nodes in the route request, sites beside it), why each failed (one list, nodes and
+// sites alike), the last refusal the answer may repeat, and the prompt's bounds as node refusals
+// narrowed them.
 
+import type { UpstreamVerdict } from '#src/nodes/index.ts';
+import type { RouteRequest, SiteExclusion } from '#src/routing/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
-import type { OverflowJudgement } from '../request/overflow-refusal.ts';
-import { siteLabel, type AnswerFigures, type AttemptVerdict, type TargetId } from './target.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
+import type { OverflowJudgement } from '../request/overflow-refusal.ts';
+import type { ProxyEvents } from '../request/proxy-events.ts';
+import { siteLabel, type AnswerFigures, type AttemptVerdict, type TargetFailure, type TargetId } from './target.ts';
+
+// ---- one outcome -------------------------------------------------------------------------------
 
 /** How an attempt is reported (`proxy:attempt` for a node, `mesh:forwarded` for a site). */
 export interface AttemptEvent {
@@ -82,9 +98,9 @@ export function judgeNodeAttempt(
   judgeOverflow: (refusal: Overflow) => OverflowJudgement,
 ): NodeFeedback {
   const event = attemptEvent(outcome);
-  const target: TargetId = { kind: 'node', name: node };
   switch (outcome.kind) {
-    case 'failed':
+    case 'failed': {
+      const target: TargetId = { kind: 'node', name: node };
       return {
         verdict: {
           next: 'fail_over',
@@ -95,7 +111,9 @@ export function judgeNodeAttempt(
         learnCtx: undefined,
         modelVanished: false,
       };
+    }
     case 'refused': {
+      const target: TargetId = { kind: 'node', name: node };
       const failure = { target, code: 'refused', detail: outcome.error } as const;
       const meaning = outcome.refusal;
       if (meaning.kind === 'model_not_found') {
@@ -180,4 +198,113 @@ export function judgeSiteAttempt(site: string, outcome: AttemptOutcome): SiteFee
       // Only a 2xx is delivered from a site; a broken stream had begun to answer: reachable either way.
       return { verdict: answered(outcome), event, reachable: true };
   }
+}
+
+// ---- what a result says of the node's health -----------------------------------------------------
+
+export /** Which attempt results say something about the node's own health. */
+function upstreamVerdict(result: ProxyEvents['proxy:attempt']['result']): UpstreamVerdict {
+  switch (result) {
+    case 'success':
+    case 'context_overflow':
+    case 'model_not_found':
+    case 'endpoint_missing':
+      return 'success';
+    case 'http_5xx':
+    case 'connect_error':
+    case 'reset':
+    case 'timeout':
+    case 'stream_error':
+    case 'invalid_body':
+    case 'contradictory_refusal':
+      return 'failure';
+    case 'client_abort':
+    case 'interim_response':
+    // Only remote sites answer so (their own refusals, never passed on): nothing about a node.
+    case 'http_error':
+    // The model failed to load, not the node: the scheduler holds that model off the node instead.
+    case 'load_timeout':
+      return 'neutral';
+  }
+}
+
+// ---- the failover state: the outcomes of one request, folded ----------------------------------------
+
+export interface FailoverState {
+  /** What local routing is asked: the nodes tried, and the prompt's bounds for the remaining attempts. */
+  readonly routeRequest: RouteRequest;
+  /** Sites tried for this request (failover never returns to one). */
+  readonly triedSites: ReadonlySet<string>;
+  /** Every target tried, in order, with why it did not serve. */
+  readonly failures: readonly TargetFailure[];
+  /** The last refusal worth repeating (context overflow, unknown model). */
+  readonly lastRefusal: UpstreamErrorMeaning | undefined;
+  /** The last node attempt was a load that timed out (routing.load_timeout). */
+  readonly loadTimedOut: boolean;
+}
+
+/** No failure yet: one frozen list for every request (a failure makes a new list: afterFailure). */
+const NO_FAILURES: readonly TargetFailure[] = Object.freeze([]);
+
+/** No site tried yet: one empty set for every request, never added to (a site tried makes a new set: afterFailure). */
+const NO_SITES: ReadonlySet<string> = new Set();
+
+export function startFailover(routeRequest: RouteRequest): FailoverState {
+  return { routeRequest, triedSites: NO_SITES, failures: NO_FAILURES, lastRefusal: undefined, loadTimedOut: false };
+}
+
+type FailOver = Extract<AttemptVerdict, { next: 'fail_over' }>;
+
+/** The state after an attempt that failed over: its target is tried, its failure listed, what it taught applied. */
+export function afterFailure(state: FailoverState, verdict: FailOver): FailoverState {
+  const { target } = verdict.failure;
+  let routeRequest = state.routeRequest;
+  if (verdict.bounds !== undefined) routeRequest = { ...routeRequest, ...verdict.bounds };
+  if (target.kind === 'node') routeRequest = alsoTried(routeRequest, target.name);
+  return {
+    routeRequest,
+    triedSites: target.kind === 'site' ? new Set(state.triedSites).add(target.id) : state.triedSites,
+    failures: [...state.failures, verdict.failure],
+    lastRefusal: verdict.refusal ?? state.lastRefusal,
+    loadTimedOut: verdict.loadTimedOut ?? state.loadTimedOut,
+  };
+}
+
+/** A target chosen but never sent (a site while this site's key is not loaded): listed, not tried. */
+export function withFailure(state: FailoverState, failure: TargetFailure): FailoverState {
+  return { ...state, failures: [...state.failures, failure] };
+}
+
+/**
+ * The nodes that answered the request with a route-level 404 (they have no such endpoint), when
+ * every target tried did: the failover ended for that alone. undefined when none was tried, or
+ * when any other failure (a site's, a node's error or refusal of another kind) is among them.
+ */
+export function endpointLackers(state: FailoverState): ReadonlySet<string> | undefined {
+  const { failures } = state;
+  if (failures.length === 0) return undefined;
+  const nodes = new Set<string>();
+  for (const failure of failures) {
+    if (failure.target.kind !== 'node' || failure.lacksEndpoint !== true) return undefined;
+    nodes.add(failure.target.name);
+  }
+  return nodes;
+}
+
+/** The same request with `node` tried too. */
+export function alsoTried(request: RouteRequest, node: string): RouteRequest {
+  return { ...request, triedNodes: new Set(request.triedNodes).add(node) };
+}
+
+/**
+ * The site exclusions an answer lists: a site tried shows its real failure (`unreachable` or
+ * `refused`, with the detail) in place of `already_tried`, as a node's failure is named by what it said.
+ */
+export function siteExclusionsAfter(excluded: readonly SiteExclusion[], failures: readonly TargetFailure[]): SiteExclusion[] {
+  const tried = new Map<string, SiteExclusion>();
+  for (const f of failures) {
+    if (f.target.kind !== 'site' || (f.code !== 'refused' && f.code !== 'unreachable')) continue;
+    tried.set(f.target.id, { site: f.target.id, code: f.code, detail: f.detail });
+  }
+  return excluded.map((e) => (e.code === 'already_tried' ? (tried.get(e.site) ?? e) : e));
 }

@@ -2,7 +2,7 @@
 // admits, then the remote sites chooseSite picks — while nothing has reached the client. Every
 // attempt goes the same way: prepare the call (a site's is signed), send it with the one attempt
 // strategy (forward.ts), release the target, let it conclude (feedback, and what the outcome
-// means), then either finish the report or fail over with what was learned (failover-state.ts).
+// means), then either finish the report or fail over with what was learned (the failover state: attempt-feedback.ts).
 // The loop is driven by the attempts' callbacks and tells its end to a receiver (the request's
 // spine): no promise of its own (runFailover wraps one round it for a caller that awaits the end).
 
@@ -12,10 +12,9 @@ import type { AttemptEndNote, AttemptSpan } from '#src/core/tracing.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
-import { attemptEvent } from './attempt-feedback.ts';
-import { afterFailure, withFailure, type FailoverState } from './failover-state.ts';
+import { afterFailure, attemptEvent, withFailure, type FailoverState } from './attempt-feedback.ts';
 import { startAttempt, type AttemptEnd, type AttemptInput } from '../attempt/forward.ts';
-import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import type { Finish, RequestObserver } from '../request/request-report.ts';
 import type { ResolvedRequest } from '../request/request-model.ts';
 import type { RequestSettings } from '../request/request-settings.ts';
@@ -338,6 +337,7 @@ function attemptInput(
   // by members defines each of them through the runtime, per attempt).
   return {
     pool: call.pool,
+    origin: call.origin,
     path: call.path,
     headers: trace === undefined ? call.headers : { ...call.headers, ...trace },
     body: call.body ?? setting.body,

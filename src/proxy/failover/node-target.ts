@@ -13,9 +13,7 @@ import type { AdmissionPort, FleetReports } from '#src/ports/index.ts';
 import { mayTruncateAt, tenantOf, type RouteRequest, type RouteSummary } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
-import { judgeNodeAttempt } from './attempt-feedback.ts';
-import type { FailoverState } from './failover-state.ts';
-import { alsoTried } from './failover-state.ts';
+import { alsoTried, judgeNodeAttempt, type FailoverState } from './attempt-feedback.ts';
 import type { NextTarget, RequestAsk, TargetSource } from './failover-loop.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
@@ -190,9 +188,11 @@ class NodeTarget implements Target {
     };
     const warning = truncationWarning(this.#routeRequest, view);
     if (warning !== undefined) extraResponseHeaders['x-switchyard-context'] = warning;
+    const pool = this.#deps.pools.dispatchTo(node);
     // Every member named, none spread: one literal of one shape per attempt.
     const call: TargetCall = {
-      pool: this.#deps.pools.get(node),
+      pool: pool.dispatcher,
+      origin: pool.origin,
       path: (view.facts?.pathPrefix ?? nodePathPrefix(node.url)) + endpoint,
       headers,
       extraResponseHeaders,
@@ -207,12 +207,15 @@ class NodeTarget implements Target {
       body: asked?.body,
       usageAsked: asked?.usageAsked,
       learnAnswerId: this.#answerIdLearner(),
-      firstToken: firstTokenDeadline({
-        streams: streamsAnswer(endpoint, resolved),
-        configuredMs: ask.settings.firstTokenTimeoutMs,
-        nodeMs: node.firstTokenTimeoutMs,
-        loadsModel: admission.load !== undefined,
-      }),
+      // Only a streamed answer has a first token to wait for: a whole one is not judged for a deadline.
+      firstToken: streamsAnswer(endpoint, resolved)
+        ? firstTokenDeadline({
+            streams: true,
+            configuredMs: ask.settings.firstTokenTimeoutMs,
+            nodeMs: node.firstTokenTimeoutMs,
+            loadsModel: admission.load !== undefined,
+          })
+        : undefined,
     };
     return { kind: 'send', call };
   }

@@ -18,6 +18,8 @@ export type TargetId = { readonly kind: 'node'; readonly name: string } | { read
 /** How one attempt is sent: everything that differs between a node and a site. */
 export interface TargetCall {
   readonly pool: Dispatcher;
+  /** The pool's origin, when known (a node's: upstream-pools.ts, `dispatchTo`): named in the call's dispatch options. */
+  readonly origin?: string | undefined;
   /** The request-target on the pool's origin (the node's or site's path prefix included). */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -81,7 +83,7 @@ export interface TargetFailure {
    */
   readonly code: 'failed' | 'refused' | 'unreachable' | 'not_tried';
   readonly detail: string;
-  /** A node's route-level 404 (`refused`): it has no such endpoint (failover-state.ts, `endpointLackers`). */
+  /** A node's route-level 404 (`refused`): it has no such endpoint (attempt-feedback.ts, `endpointLackers`). */
   readonly lacksEndpoint?: true | undefined;
 }
 

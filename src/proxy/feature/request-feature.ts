@@ -30,7 +30,7 @@ import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 import type { AnswerUsage } from '../attempt/answer-usage.ts';
 import type { RequestAsk, TargetSource } from '../failover/failover-loop.ts';
-import type { FailoverState } from '../failover/failover-state.ts';
+import type { FailoverState } from '../failover/attempt-feedback.ts';
 import type { TargetId } from '../failover/target.ts';
 import type { SiteVerdicts } from '../refusal/refusal-answer.ts';
 import type { RequestLabels, RequestReport } from '../request/request-report.ts';

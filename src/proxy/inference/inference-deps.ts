@@ -5,7 +5,7 @@
 import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { AdmissionPort, AnswerOwner, FleetReports, FleetView } from '#src/ports/index.ts';
-import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';
 import type { EndpointTranslations, FeatureSource, HeaderMark, SourceAsk, StartedRequest } from '../feature/request-feature.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';

@@ -21,7 +21,7 @@ import { ENDPOINT_TRAITS, type InferenceEndpoint } from '#src/config/index.ts';
 import { routeRequestFor, type RouteRequest } from '#src/routing/index.ts';
 import type { AnswerRewrite } from '../attempt/answer-rewrite.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
-import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import { Answering } from '../http/server.ts';
 import { readBodyInto, type BodySink } from '../http/read-body.ts';
 import {
@@ -32,7 +32,7 @@ import {
   type RequestAsk,
   type TargetSource,
 } from '../failover/failover-loop.ts';
-import { endpointLackers, startFailover, type FailoverState } from '../failover/failover-state.ts';
+import { endpointLackers, startFailover, type FailoverState } from '../failover/attempt-feedback.ts';
 import { NodeTargets } from '../failover/node-target.ts';
 import type { Target } from '../failover/target.ts';
 import {

@@ -8,7 +8,7 @@
 import type { AdmissionPort } from '#src/ports/index.ts';
 import type { RouteRequest } from '#src/routing/index.ts';
 import type { Admission, QueueSettings } from '#src/scheduler/index.ts';
-import { startFailover } from '../failover/failover-state.ts';
+import { startFailover } from '../failover/attempt-feedback.ts';
 import type { AnsweredAsUnknown, SourceAsk } from '../feature/request-feature.ts';
 import { respondRefused } from '../refusal/respond-refused.ts';
 import type { RequestReport } from '../request/request-report.ts';

@@ -10,7 +10,7 @@ import type { GatewayError } from '#src/core/errors.ts';
 import type { RoutingSnapshot } from '#src/nodes/index.ts';
 import { largestContext, unknownVerdict, type SiteExclusion } from '#src/routing/index.ts';
 import type { Admission } from '#src/scheduler/index.ts';
-import type { FailoverState } from '../failover/failover-state.ts';
+import type { FailoverState } from '../failover/attempt-feedback.ts';
 import { refusalFigure } from '../request/prompt-size.ts';
 import {
   allAttemptsFailed,

@@ -6,7 +6,7 @@ import type { Clock } from '#src/core/clock.ts';
 import type { EventBus } from '#src/core/events.ts';
 import type { MeshLink } from '#src/mesh/forwarding/index.ts';
 import { SiteReachability } from '#src/routing/index.ts';
-import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import type { ProxyEvents } from '../request/proxy-events.ts';
 import type { RemoteDeps } from './site-target.ts';
 import type { UpstreamPools } from '../attempt/upstream-pools.ts';

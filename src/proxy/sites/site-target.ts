@@ -29,11 +29,10 @@ import {
   type SiteRequest,
 } from '#src/routing/index.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
-import { judgeSiteAttempt } from '../failover/attempt-feedback.ts';
 import type { NextTarget, RequestAsk, TargetSource } from '../failover/failover-loop.ts';
 import type { SourceLead } from '../feature/request-feature.ts';
-import { siteExclusionsAfter, type FailoverState } from '../failover/failover-state.ts';
-import type { HeldBytesBudget } from '../attempt/held-budget.ts';
+import { judgeSiteAttempt, siteExclusionsAfter, type FailoverState } from '../failover/attempt-feedback.ts';
+import type { HeldBytesBudget } from '../attempt/held-answer.ts';
 import { upstreamRequestHeaders } from '../http/hop-headers.ts';
 import { errorDialectFor } from '../http/error-dialect.ts';
 import { promptText, typicalTokens } from '../request/prompt-size.ts';

@@ -5,9 +5,7 @@ import assert from 'node:assert/strict';
 import { ServerResponse, IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { systemClock } from '#src/core/clock.ts';
-import { clientHead, type ClientSide } from '#src/proxy/attempt/upstream-answer.ts';
-import type { BodyFeed } from '#src/proxy/attempt/body-feed.ts';
-import type { AttemptExchange } from '#src/proxy/attempt/attempt-exchange.ts';
+import { clientHead, type AttemptExchange, type BodyFeed, type ClientSide } from '#src/proxy/attempt/attempt-exchange.ts';
 
 function clientWith(own: Record<string, string>): ClientSide {
   const res = new ServerResponse(new IncomingMessage(new Socket()));

@@ -7,8 +7,8 @@ import { Socket } from 'node:net';
 import { ManualClock } from '#src/core/clock.ts';
 import { firstTokenDeadline, firstTokenTimeoutError, type FirstTokenFacts } from '#src/proxy/attempt/first-token-deadline.ts';
 import { AttemptExchange } from '#src/proxy/attempt/attempt-exchange.ts';
-import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
-import { unanswered } from '#src/proxy/attempt/send-attempt.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-answer.ts';
+import { unanswered } from '#src/proxy/attempt/forward.ts';
 import { Pool } from 'undici';
 
 const facts = (over: Partial<FirstTokenFacts>): FirstTokenFacts => ({

@@ -1,7 +1,7 @@
 // undici's public dispatch API gives a request no way out of a client's queue while its connection
 // is still being made (onRequestStart, and with it the controller, comes only once the request is
 // written to a socket). Only undici's internal `kQueuedAbort` hook does that, so the gateway uses it
-// (queued-abort.ts, upstream-call.ts) with undici pinned to its minor version. These fail when the
+// (queued-abort.ts, the call in forward.ts) with undici pinned to its minor version. These fail when the
 // internal disappears or changes shape, or when the pin is loosened, instead of a client who leaves
 // mid-connect quietly holding a connection slot until the connect times out.
 import { test } from 'node:test';

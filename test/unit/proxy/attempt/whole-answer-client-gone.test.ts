@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Pool, request } from 'undici';
 import { ManualClock } from '#src/core/clock.ts';
 import { forwardAttempt, WHOLE_ANSWER_GRACE_MS, type AttemptOutcome } from '#src/proxy/attempt/forward.ts';
-import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-answer.ts';
 import { onEmitter, untilEvent } from '#test/fixtures/events.ts';
 
 /** The held-bytes budget, announcing each change of what it holds (something to wait on: events.ts). */

@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { ManualClock } from '#src/core/clock.ts';
-import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
-import { judgeSiteAttempt } from '#src/proxy/failover/attempt-feedback.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-answer.ts';
 import type { AttemptOutcome } from '#src/proxy/attempt/attempt-outcome.ts';
 import {
   mayFailOver,
@@ -15,7 +14,7 @@ import {
   type NextTarget,
   type TargetSource,
 } from '#src/proxy/failover/failover-loop.ts';
-import { startFailover, type FailoverState } from '#src/proxy/failover/failover-state.ts';
+import { judgeSiteAttempt, startFailover, type FailoverState } from '#src/proxy/failover/attempt-feedback.ts';
 import { failureLine, type AttemptVerdict, type Target, type TargetId, type TargetFailure } from '#src/proxy/failover/target.ts';
 import { request } from '#test/fixtures/builders.ts';
 

@@ -10,10 +10,10 @@ import { createServer, request as httpRequest, type Server, type ServerResponse 
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { systemClock } from '#src/core/clock.ts';
-import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-answer.ts';
 import type { AttemptOutcome } from '#src/proxy/attempt/attempt-outcome.ts';
 import { runFailover, type AttemptSetting, type FailoverEnd, type TargetSource } from '#src/proxy/failover/failover-loop.ts';
-import { startFailover } from '#src/proxy/failover/failover-state.ts';
+import { startFailover } from '#src/proxy/failover/attempt-feedback.ts';
 import type { Target } from '#src/proxy/failover/target.ts';
 import { request } from '#test/fixtures/builders.ts';
 

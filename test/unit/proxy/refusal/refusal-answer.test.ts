@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Exclusion } from '#src/routing/index.ts';
-import { afterFailure, startFailover, type FailoverState } from '#src/proxy/failover/failover-state.ts';
+import { afterFailure, startFailover, type FailoverState } from '#src/proxy/failover/attempt-feedback.ts';
 import { refusalAnswer, type RefusalFacts } from '#src/proxy/refusal/refusal-answer.ts';
 import type { TargetFailure } from '#src/proxy/failover/target.ts';
 import { node, request, snapshotOf } from '#test/fixtures/builders.ts';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONTRADICTION_SLACK_TOKENS, judgeOverflowRefusal, type OverflowFacts } from '#src/proxy/request/overflow-refusal.ts';
-import { upstreamVerdict } from '#src/proxy/failover/upstream-verdict.ts';
+import { upstreamVerdict } from '#src/proxy/failover/attempt-feedback.ts';
 
 const base: OverflowFacts = {
   estimate: 3_000,

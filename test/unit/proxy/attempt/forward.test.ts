@@ -7,10 +7,10 @@ import { Buffer } from 'node:buffer';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import type { BodySink } from '#src/proxy/attempt/body-feed.ts';
+import type { BodySink } from '#src/proxy/attempt/attempt-exchange.ts';
 import { signalSource } from '#src/proxy/attempt/abort-source.ts';
 import type { AbortSource } from '#src/proxy/attempt/abort-source.ts';
-import { UpstreamCall, type UpstreamHead } from '#src/proxy/attempt/upstream-call.ts';
+import { UpstreamCall, type UpstreamHead } from '#src/proxy/attempt/forward.ts';
 
 let server: Server;
 let origin: string;

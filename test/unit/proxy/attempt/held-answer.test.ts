@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HeldBytesBudget } from '#src/proxy/attempt/held-budget.ts';
+import { HeldBytesBudget } from '#src/proxy/attempt/held-answer.ts';
 
 test('reservations share one limit; what does not fit is refused and not reserved', () => {
   const budget = new HeldBytesBudget(100);
