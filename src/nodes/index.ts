@@ -1,5 +1,6 @@
 export {
   isWaking,
+  sameBesidesLearned,
   inFlightOf,
   type NodeView,
   type NodeWake,

@@ -3,7 +3,7 @@
 // so a cached view stays true however much time passes.
 
 import type { NodeSpec } from '#src/config/types.ts';
-import { initialDiscoveryState, type DiscoveryState } from '#src/discovery/index.ts';
+import { initialDiscoveryState, type DiscoveredModel, type DiscoveryState } from '#src/discovery/index.ts';
 import {
   DECODE_RATE_LEARNING,
   LearnedFigures,
@@ -60,6 +60,8 @@ interface FactsBasis {
   readonly phase: DiscoveryState['phase'];
   readonly models: DiscoveryState['models'];
   readonly capacity: NodeCapacity;
+  /** The listing indexed by id (from `models`), reused with the facts so the view's field stays the same object. */
+  readonly modelsById: ReadonlyMap<string, DiscoveredModel>;
   readonly facts: ViewFacts;
 }
 
@@ -90,8 +92,8 @@ const NO_PUSHES: ReadonlyMap<string, number> = new Map();
 
 export function viewOf(runtime: NodeRuntime): NodeView {
   const { spec, health, discovery, lastWakeAt, capacity, knownContexts } = runtime;
-  const modelsById = new Map(discovery.models.map((m) => [m.id, m]));
-  // A rebuild for a learned figure, health or a wake keeps the facts (they depend on none of those).
+  // A rebuild for a learned figure, health or a wake keeps the facts and the listing's index (they
+  // depend on none of those): a view that differs only in learned figures is recognisably so (sameBesidesLearned).
   let basis = runtime.facts;
   if (
     basis === undefined ||
@@ -100,14 +102,15 @@ export function viewOf(runtime: NodeRuntime): NodeView {
     basis.models !== discovery.models ||
     basis.capacity !== capacity
   ) {
+    const modelsById = new Map(discovery.models.map((m) => [m.id, m]));
     const facts = viewFacts({ spec, discovery, modelsById, capacity, knownContexts });
-    basis = runtime.facts = { spec, phase: discovery.phase, models: discovery.models, capacity, facts };
+    basis = runtime.facts = { spec, phase: discovery.phase, models: discovery.models, capacity, modelsById, facts };
   }
   return Object.freeze({
     spec,
     health,
     discovery,
-    modelsById,
+    modelsById: basis.modelsById,
     capacity,
     knownContexts,
     tokenRatios: runtime.tokenRatios.published,

@@ -141,3 +141,25 @@ export function inFlightOf(snapshot: RoutingSnapshot, node: NodeView): number {
   const position = node.position;
   return counts !== undefined && position !== undefined ? (counts[position] ?? 0) : snapshot.inFlight(node.spec.name);
 }
+
+/** The fields of a view that only its learned figures change (capacity/learned-figures.ts): each answer may move them. */
+const LEARNED_FIELDS: ReadonlySet<string> = new Set(['tokenRatios', 'decodeRates']);
+
+/**
+ * Whether two views of a node differ at most in their learned figures: every other field is the same
+ * object (the registry keeps spec, health, listing, capacity and facts across a rebuild for a learned
+ * figure) and the wake state holds the same values. What depends only on those fields (the route
+ * index's verdicts on the node) still holds for `b`; a reader of the learned figures reads them from `b`.
+ */
+export function sameBesidesLearned(a: NodeView, b: NodeView): boolean {
+  if (a.wake.lastSentAt !== b.wake.lastSentAt || a.wake.wakingUntil !== b.wake.wakingUntil) return false;
+  const fields = a as unknown as Readonly<Record<string, unknown>>;
+  const others = b as unknown as Readonly<Record<string, unknown>>;
+  for (const key in fields) {
+    if (key === 'wake' || LEARNED_FIELDS.has(key)) continue;
+    if (!(key in others) || fields[key] !== others[key]) return false;
+  }
+  // A field on `b` alone differs too, unless it is a learned one (absent until a figure is learned).
+  for (const key in others) if (!LEARNED_FIELDS.has(key) && !(key in fields)) return false;
+  return true;
+}

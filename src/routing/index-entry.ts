@@ -99,8 +99,12 @@ export function slotOf(
   };
 }
 
-/** Derives the plan from the slots, in the order the pipeline reports: O(nodes), no lookups. */
-export function planOf(slots: readonly NodeSlot[], headLength: number): EntryPlan {
+/**
+ * Derives the plan from the slots, in the order the pipeline reports: O(nodes), no lookups. `same`:
+ * the plan before, when the slots' verdicts are all unchanged (only views that differ in learned
+ * figures are new): the tier's room bounds, which depend only on verdicts and positions, are kept.
+ */
+export function planOf(slots: readonly NodeSlot[], headLength: number, same?: EntryPlan): EntryPlan {
   const headKept: NodeView[] = [];
   const headExcluded: Exclusion[] = [];
   for (let f = 0; f < headLength; f += 1) {
@@ -157,6 +161,6 @@ export function planOf(slots: readonly NodeSlot[], headLength: number): EntryPla
     onDemandOnly,
     ejectedUntil,
     usable: tier.length > 0 && !fitting.some((s) => s.limited),
-    bounds: tierBounds(tier),
+    bounds: same === undefined ? tierBounds(tier) : same.bounds,
   };
 }

@@ -6,7 +6,7 @@
 // The route index (`RouteIndex`, below) is how a decision is taken without running the whole
 // pipeline per request: the same verdicts, in the same order, kept between requests.
 
-import { inFlightOf, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
+import { inFlightOf, sameBesidesLearned, type NodeView, type RoutingSnapshot } from '#src/nodes/index.ts';
 import { admits } from '#src/capacity/index.ts';
 import type { Exclusion, ExclusionCode } from './exclusion.ts';
 import type { Filter } from './filter.ts';
@@ -291,16 +291,25 @@ export class RouteIndex {
     const same = nodes.length === entry.slots.length;
     const slots = same ? entry.slots : [];
     const head = headRequest(req);
+    // Only learned figures moved (each answer may move them): the verdicts hold, the slots point at the new views.
+    let verdictsHold = same;
     for (let i = 0; i < nodes.length; i += 1) {
       const view = nodes[i] as NodeView;
       const old = slots[i];
-      if (same && old !== undefined && old.node === view) continue;
+      if (same && old !== undefined) {
+        if (old.node === view) continue;
+        if (sameBesidesLearned(old.node, view)) {
+          slots[i] = { ...old, node: view };
+          continue;
+        }
+      }
+      verdictsHold = false;
       slots[i] = slotOf(view, req.model, head, shape.head, snapshot);
     }
     this.#slotCount += slots.length - entry.slots.length;
     entry.nodes = nodes;
     entry.slots = slots;
-    Object.assign(entry, derived(slots, shape));
+    Object.assign(entry, derived(slots, shape, verdictsHold ? entry.plan : undefined));
   }
 
   #shapeOf(filters: readonly Filter[]): Shape | undefined {
@@ -355,8 +364,9 @@ function headRequest(req: RouteRequest): RouteRequest {
   };
 }
 
-function derived(slots: readonly NodeSlot[], shape: Shape): { plan: EntryPlan; prefix: IndexedPrefix } {
-  const plan = planOf(slots, shape.head.length);
+/** The entry's plan over `slots`; `same`: the plan before, when every slot's verdicts are unchanged (only its view is new). */
+function derived(slots: readonly NodeSlot[], shape: Shape, same?: EntryPlan): { plan: EntryPlan; prefix: IndexedPrefix } {
+  const plan = planOf(slots, shape.head.length, same);
   return { plan, prefix: { kept: plan.headKept, excluded: plan.headExcluded, rest: shape.rest } };
 }
 

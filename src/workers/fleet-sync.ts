@@ -3,14 +3,15 @@
 // every change, and each node's view a new object only when that node changed, so identity is
 // their test: while the nodes stay the same (names, order, connection limit), only the views that
 // changed cross, at their index — a learned figure on one node of a thousand sends one view, not
-// the fleet to every worker (each push is cloned once per worker and rebuilt in each). A node
+// the fleet to every worker (each push is cloned once per worker and rebuilt in each) — and when
+// nothing but its learned figures moved, only those figures cross (protocol.ts LearnedChange). A node
 // added, removed or moved sends the whole fleet. The router rooms (a few entries, one per limited
 // router) are compared by value, since lease counts and switches change them without a new view,
 // and cross alone then.
 
-import type { NodeView } from '#src/nodes/index.ts';
+import { sameBesidesLearned, type NodeView } from '#src/nodes/index.ts';
 import type { RouterRoom } from '#src/routing/index.ts';
-import type { ChangedView, OwnerMessage, ViewsUpdate } from './protocol.ts';
+import type { ChangedView, LearnedChange, OwnerMessage, ViewsUpdate } from './protocol.ts';
 
 /** Where the fleet update is read from: the registry, the config in force, the scheduler. */
 export interface FleetSource {
@@ -63,7 +64,16 @@ export function changedViews(last: readonly NodeView[], next: readonly NodeView[
     const before = last[i];
     const now = next[i];
     if (before === undefined || now === undefined || before.spec.name !== now.spec.name) return undefined;
-    if (before !== now) changed.push([i, now]);
+    if (before !== now) changed.push([i, sameBesidesLearned(before, now) ? learnedOf(now) : now]);
   }
   return changed;
+}
+
+/** Pure: a view's learned figures, for a worker whose view of the node differs in nothing else. */
+function learnedOf(view: NodeView): LearnedChange {
+  return {
+    node: view.spec.name,
+    ...(view.tokenRatios === undefined ? {} : { tokenRatios: view.tokenRatios }),
+    ...(view.decodeRates === undefined ? {} : { decodeRates: view.decodeRates }),
+  };
 }

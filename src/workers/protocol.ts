@@ -21,8 +21,19 @@ export interface ViewsUpdate {
   readonly rooms: readonly RouterRoom[];
 }
 
-/** A view that replaces the one at `index` of the views last pushed (the same node). */
-export type ChangedView = readonly [index: number, view: NodeView];
+/**
+ * What replaces the view at `index` of the views last pushed (the same node): its new view, or — when
+ * only its learned figures moved (each answer may move them) — those figures alone, which the worker
+ * puts on the view it holds (the rest of it stays the same objects, and is not cloned again).
+ */
+export type ChangedView = readonly [index: number, view: NodeView | LearnedChange];
+
+/** A node's learned figures as they are now (absent = none learned), for the view the worker already holds. */
+export interface LearnedChange {
+  readonly node: string;
+  readonly tokenRatios?: NodeView['tokenRatios'];
+  readonly decodeRates?: NodeView['decodeRates'];
+}
 
 /** What a worker thread starts with (its workerData). */
 export interface WorkerInit {

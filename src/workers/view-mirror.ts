@@ -10,7 +10,7 @@ import { ModelOffers, type NodeView, type RoutingSnapshot } from '#src/nodes/ind
 import type { RouterSwitchView } from '#src/routing/index.ts';
 import { switchViewOf, type RouterRoom } from '#src/routing/index.ts';
 import type { FleetView } from '#src/ports/index.ts';
-import type { ChangedView, ViewsUpdate } from './protocol.ts';
+import type { ChangedView, LearnedChange, ViewsUpdate } from './protocol.ts';
 
 const IDLE: Usage = Object.freeze({ requests: 0, tokens: 0 });
 const BUSY: Usage = Object.freeze({ requests: 1, tokens: 0 });
@@ -39,13 +39,13 @@ export class ViewMirror implements FleetView {
   replaceViews(changed: readonly ChangedView[], rooms: readonly RouterRoom[]): void {
     const views = [...this.#fleet.views];
     const byName = new Map(this.#byName);
-    for (const [index, view] of changed) {
+    for (const [index, change] of changed) {
       const before = views[index];
+      const name = 'spec' in change ? change.spec.name : change.node;
       // The owner sends a change only against the views it last pushed, in order, on one channel.
-      if (before?.spec.name !== view.spec.name)
-        throw new Error(
-          `a changed view for ${view.spec.name} at ${index} does not match the mirror (${before?.spec.name ?? 'none'})`,
-        );
+      if (before === undefined || before.spec.name !== name)
+        throw new Error(`a changed view for ${name} at ${index} does not match the mirror (${before?.spec.name ?? 'none'})`);
+      const view = 'spec' in change ? change : withLearned(before, change);
       views[index] = view;
       byName.set(view.spec.name, view);
     }
@@ -93,6 +93,16 @@ export class ViewMirror implements FleetView {
       connectionLimit: this.#fleet.connectionLimit,
     };
   }
+}
+
+/** The view held, with the node's learned figures as they are now: every other field stays the same object. */
+function withLearned(view: NodeView, learned: LearnedChange): NodeView {
+  const { tokenRatios: _ratios, decodeRates: _rates, ...rest } = view;
+  return Object.freeze({
+    ...rest,
+    ...(learned.tokenRatios === undefined ? {} : { tokenRatios: learned.tokenRatios }),
+    ...(learned.decodeRates === undefined ? {} : { decodeRates: learned.decodeRates }),
+  });
 }
 
 function byName(views: readonly NodeView[]): ReadonlyMap<string, NodeView> {

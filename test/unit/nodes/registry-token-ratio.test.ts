@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '#src/core/clock.ts';
 import { EventBus } from '#src/core/events.ts';
-import { NodeRegistry, type RegistryEvents } from '#src/nodes/index.ts';
+import { NodeRegistry, sameBesidesLearned, type NodeView, type RegistryEvents } from '#src/nodes/index.ts';
 import { TOKEN_RATIO_MIN_SAMPLES } from '#src/capacity/index.ts';
 import { spec } from '#test/fixtures/builders.ts';
 
@@ -23,4 +23,20 @@ test('learned ratios reach the view when they change, not on every answer', () =
   assert.equal(registry.views()[0]?.tokenRatios?.m?.samples, TOKEN_RATIO_MIN_SAMPLES, 'usable now: published');
   registry.learnTokenRatio('n', 'http://elsewhere:1', 'm', { bytes: 3500, promptTokens: 3500, templateTokens: 0 });
   assert.equal(registry.views()[0]?.tokenRatios?.m?.low, 3.5, 'an answer from a former URL of the node is ignored');
+});
+
+test('a view rebuilt for a learned figure differs from the one before in its learned figures only', () => {
+  const clock = new ManualClock();
+  const registry = new NodeRegistry({ clock, events: new EventBus<RegistryEvents>(), failThreshold: 3 });
+  registry.setNodes([spec('n')]);
+  const url = registry.view('n')?.spec.url ?? '';
+  const before = registry.view('n') as NodeView;
+  registry.learnDecodeRate('n', url, 'm', { tokens: 400, decodeMs: 1000 });
+  registry.learnTokenRatio('n', url, 'm', { bytes: 3500, promptTokens: 1000, templateTokens: 24 });
+  const after = registry.view('n') as NodeView;
+  assert.notEqual(after, before, 'a new view: its readers see the new figures at once');
+  assert.equal(after.tokenRatios?.m?.samples, 1);
+  assert.ok(sameBesidesLearned(before, after), 'spec, health, listing, capacity and facts are the same objects');
+  registry.observeHealth('n', { ok: false, error: 'refused' });
+  assert.equal(sameBesidesLearned(after, registry.view('n') as NodeView), false, 'a health change is more than a learned figure');
 });

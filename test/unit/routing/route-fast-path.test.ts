@@ -57,6 +57,18 @@ function randomNode(name: string, position: number, r: () => number): NodeView {
   return { ...view, capacity: limited, position };
 }
 
+/** The same node after an answer moved its learned figures: a new view, every other field the same object. */
+function learnedMoved(view: NodeView, r: () => number): NodeView {
+  const model = MODELS[Math.floor(r() * MODELS.length)] as string;
+  const decode = { tokens: 100 + Math.floor(r() * 900), decodeMs: 1000, firstTokenMs: undefined, samples: 8, atMs: NOW };
+  const ratio = { low: 2 + r(), high: 4 + r(), samples: 8, atMs: NOW };
+  return {
+    ...view,
+    decodeRates: { ...view.decodeRates, [model]: decode },
+    ...(r() < 0.5 ? { tokenRatios: { ...view.tokenRatios, [model]: ratio } } : {}),
+  };
+}
+
 function randomSnapshot(nodes: readonly NodeView[], r: () => number): RoutingSnapshot {
   const inFlight: Record<string, number> = {};
   const usage: Record<string, Usage> = {};
@@ -131,8 +143,13 @@ for (const pipeline of ['default', 'with router-room'] as const) {
             `seed ${seed}, round ${round}, request ${k}`,
           );
         }
-        // Some nodes change between rounds: the index updates those slots only.
-        nodes = nodes.map((n, i) => (r() < 0.2 ? randomNode(n.spec.name, i, r) : n));
+        // Some nodes change between rounds: the index updates those slots only. Others only learn
+        // (a new view whose learned figures moved): the index keeps their verdicts and hands out the new view.
+        nodes = nodes.map((n, i) => {
+          const roll = r();
+          if (roll < 0.2) return randomNode(n.spec.name, i, r);
+          return roll < 0.5 ? learnedMoved(n, r) : n;
+        });
       }
     }
     // Not vacuous: a fair share of first attempts is decided by the plan.
@@ -189,6 +206,35 @@ test('an entry is updated per changed node: unchanged slots are kept', () => {
   assert.deepEqual(
     index.fast(request('a'), snapshotOf(grown), filters)?.kept.map((n) => n.spec.name),
     ['n0', 'n2', 'n3'],
+  );
+});
+
+test('a view that differs only in learned figures keeps its verdicts, and routing hands out the new view', () => {
+  const nodes = [0, 1, 2].map((i) => ({ ...node(`n${i}`, { models: ['a'] }), position: i }));
+  let asked = 0;
+  const filters = defaultFilters().map((f) =>
+    f.reads === 'model' ? { ...f, apply: (...args: Parameters<Filter['apply']>) => ((asked += 1), f.apply(...args)) } : f,
+  );
+  const index = new RouteIndex();
+  index.fast(request('a'), snapshotOf(nodes), filters);
+  const askedFirst = asked;
+  assert.ok(askedFirst > 0, 'the head filters judged each node once');
+  // An answer moved n1's decode rate: a new view, nothing else about it changed.
+  const learned = {
+    ...nodes[1],
+    decodeRates: { a: { tokens: 500, decodeMs: 1000, firstTokenMs: undefined, samples: 9, atMs: NOW } },
+  };
+  const taught = [nodes[0] as NodeView, learned as NodeView, nodes[2] as NodeView];
+  const decided = index.fast(request('a'), snapshotOf(taught), filters);
+  assert.equal(asked, askedFirst, 'no head filter was asked again for a learned figure');
+  assert.equal(decided?.kept[1], learned, 'the new view, with its new figure, is what routing hands out');
+  // Anything else about the node changing still asks the head filters again.
+  const dead = { ...learned, health: { ...learned.health, status: 'dead' as const } };
+  const after = index.fast(request('a'), snapshotOf([nodes[0] as NodeView, dead as NodeView, nodes[2] as NodeView]), filters);
+  assert.ok(asked > askedFirst, 'a health change is judged again');
+  assert.deepEqual(
+    after?.kept.map((n) => n.spec.name),
+    ['n0', 'n2'],
   );
 });
 

@@ -43,6 +43,32 @@ test('one node of 200 changed: only its view crosses, at its index, and the mirr
   assert.equal(sync.next(), undefined, 'nothing changed since');
 });
 
+test('a view whose learned figures alone moved: only those figures cross, and the worker keeps the rest of its view', () => {
+  let views: readonly NodeView[] = [node('a'), node('b', { models: ['m'] })];
+  const sync = new FleetSync({ views: () => views, connectionLimit: () => undefined, rooms: () => [] });
+  // What the worker holds: a clone of what the owner pushed, as a worker thread receives it.
+  const mirror = new ViewMirror(structuredClone(sync.current()), () => 0);
+  const held = mirror.view('b') as NodeView;
+  const rate = { tokens: 400, decodeMs: 1000, firstTokenMs: undefined, samples: 8, atMs: 0 };
+  const taught = { ...(views[1] as NodeView), decodeRates: { m: rate } };
+  views = [views[0] as NodeView, taught];
+  const message = sync.next();
+  assert.ok(message?.t === 'views', `a learned figure sends the change of one view: ${message?.t}`);
+  assert.deepEqual(message.changed, [[1, { node: 'b', decodeRates: { m: rate } }]], 'the figures alone, not the view');
+  mirror.replaceViews(structuredClone(message.changed), message.rooms);
+  const now = mirror.view('b') as NodeView;
+  assert.deepEqual(now, taught, 'the worker reads what the owner does');
+  assert.equal(now.decodeRates?.m?.tokens, 400, 'the new figure at once');
+  assert.equal(now.spec, held.spec, 'the rest of its view is the one it held');
+  assert.equal(now.modelsById, held.modelsById);
+  // Anything else changing sends the whole view.
+  const dead = { ...taught, health: { ...taught.health, status: 'dead' as const } };
+  views = [views[0] as NodeView, dead];
+  const next = sync.next();
+  assert.ok(next?.t === 'views');
+  assert.deepEqual(next.changed, [[1, dead]]);
+});
+
 test('the whole fleet crosses when the nodes themselves change (added, removed, reordered) or the connection limit does', () => {
   let views: readonly NodeView[] = [node('a'), node('b')];
   let limit: number | undefined;
