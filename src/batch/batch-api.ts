@@ -10,7 +10,7 @@ import { badRequest, GatewayError } from '#src/core/errors.ts';
 import type { BatchSettings } from './batch-config.ts';
 import { checkBatchAsk } from './batch-create.ts';
 import type { BatchFiles } from './batch-files.ts';
-import { isMessageBatchId, type BatchRow, type FileRow } from './batch-rows.ts';
+import { isMessageBatchId, newBatchRow, type BatchRow, type FileRow } from './batch-rows.ts';
 import { batchObject, fileObject, listObject } from './batch-shapes.ts';
 import type { BatchStore } from './batch-store.ts';
 import { receiveUpload } from './file-upload.ts';
@@ -126,7 +126,7 @@ export class BatchApi {
         'input_file_id',
       );
     const now = clock.now();
-    const row: BatchRow = {
+    const row = newBatchRow({
       id: newId('batch_'),
       tenant,
       inputFileId: input.id,
@@ -136,22 +136,8 @@ export class BatchApi {
       status: 'validating',
       createdMs: now,
       expiresMs: now + ask.windowMs,
-      inProgressMs: null,
-      finalizingMs: null,
-      completedMs: null,
-      failedMs: null,
-      expiredMs: null,
-      cancellingMs: null,
-      cancelledMs: null,
-      outputFileId: null,
-      errorFileId: null,
-      errors: null,
       total: 0,
-      completed: 0,
-      failed: 0,
-      retried: 0,
-      ending: null,
-    };
+    });
     store.addBatch(row, [], now + settings.retentionMs);
     this.#d.poke();
     return batchObject(store.batch(row.id) ?? row);

@@ -6,7 +6,7 @@
 // inference request runs none of this (these are other paths of the table).
 
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { GatewayError, routeNotFound, badRequest } from '#src/core/errors.ts';
 import { SQLITE, sqliteCode } from '#src/state/index.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
@@ -15,7 +15,6 @@ import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
 import {
   readBody,
   sendError,
-  sendJson,
   type Caller,
   type FeatureRoute,
   type RequestFeature,
@@ -26,6 +25,7 @@ import { isBatchEndpoint } from './batch-line.ts';
 import type { BatchPort } from './batch-port.ts';
 import { JOB_HEADER, LINE_PATH, SECRET_HEADER } from './line-sender.ts';
 import { messageBatchRoutes } from './message-batch-routes.ts';
+import { sendApiAnswer } from './api-answer.ts';
 
 /** The largest POST /v1/batches body read. */
 const MAX_CREATE_BYTES = 64 * 1024;
@@ -74,20 +74,8 @@ function api(
       if (sqliteCode(error) !== SQLITE.BUSY) throw error;
       answer = busy();
     }
-    if (answer instanceof GatewayError) return sendError(res, answer);
-    if (answer !== undefined && typeof (answer as { pipe?: unknown }).pipe === 'function')
-      return stream(res, answer as NodeJS.ReadableStream);
-    sendJson(res, 200, answer);
+    return sendApiAnswer(res, answer);
   };
-}
-
-function stream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<void> {
-  return new Promise((resolve) => {
-    res.writeHead(200, { 'content-type': 'application/jsonl' });
-    body.on('error', () => res.destroy());
-    res.on('close', resolve);
-    body.pipe(res);
-  });
 }
 
 async function jsonBody(req: IncomingMessage): Promise<unknown> {

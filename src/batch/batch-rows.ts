@@ -68,6 +68,33 @@ export interface BatchRow {
   readonly ending: Ending | null;
 }
 
+/** What a new job is made of; the rest of its row starts empty (no times past creation, no counts, no files). */
+export type NewBatch = Pick<
+  BatchRow,
+  'id' | 'tenant' | 'inputFileId' | 'endpoint' | 'completionWindow' | 'metadata' | 'status' | 'createdMs' | 'expiresMs' | 'total'
+>;
+
+/** A new job's row: `in_progress` from its creation on, or `validating` until its input is checked. */
+export function newBatchRow(job: NewBatch): BatchRow {
+  return {
+    ...job,
+    inProgressMs: job.status === 'in_progress' ? job.createdMs : null,
+    finalizingMs: null,
+    completedMs: null,
+    failedMs: null,
+    expiredMs: null,
+    cancellingMs: null,
+    cancelledMs: null,
+    outputFileId: null,
+    errorFileId: null,
+    errors: null,
+    completed: 0,
+    failed: 0,
+    retried: 0,
+    ending: null,
+  };
+}
+
 export type LineState = 'waiting' | 'sent' | 'done' | 'failed';
 
 /** One input line of a job, as it stands. */

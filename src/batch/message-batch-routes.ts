@@ -2,12 +2,13 @@
 // Files and Batch API's): keyed routes (the tenant's key in `x-api-key` or as a Bearer token, as
 // on every route), each answer or error in Anthropic's shape (`{"type":"error","error":{type,message}}`).
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { GatewayError, routeNotFound } from '#src/core/errors.ts';
 import type { TargetUrl } from '#src/core/request-target.ts';
 import { DEFAULT_TENANT } from '#src/core/tenant-class.ts';
-import { ANTHROPIC_ERRORS, readBody, sendError, sendJson, type Caller, type FeatureRoute } from '#src/proxy/index.ts';
+import { ANTHROPIC_ERRORS, readBody, sendError, type Caller, type FeatureRoute } from '#src/proxy/index.ts';
+import { sendApiAnswer } from './api-answer.ts';
 import type { BatchPort } from './batch-port.ts';
 import { invalidRequest } from './message-batch-shapes.ts';
 import type { MessageBatches } from './message-batches.ts';
@@ -45,20 +46,8 @@ function route(port: BatchPort, op: Op): FeatureRoute['route'] {
       .filter((part) => part !== '');
     const tenant = caller?.labels.tenant ?? DEFAULT_TENANT;
     const answer = await op(served.messages, { tenant, req, id: rest[0], rest, url });
-    if (answer instanceof GatewayError) return sendError(res, answer, {}, ANTHROPIC_ERRORS);
-    if (answer !== undefined && typeof (answer as { pipe?: unknown }).pipe === 'function')
-      return stream(res, answer as NodeJS.ReadableStream);
-    sendJson(res, 200, answer);
+    return sendApiAnswer(res, answer, ANTHROPIC_ERRORS);
   };
-}
-
-function stream(res: ServerResponse, body: NodeJS.ReadableStream): Promise<void> {
-  return new Promise((resolve) => {
-    res.writeHead(200, { 'content-type': 'application/jsonl' });
-    body.on('error', () => res.destroy());
-    res.on('close', resolve);
-    body.pipe(res);
-  });
 }
 
 /** The create body: JSON up to [batch] max_file_bytes (the requests are given inline). */

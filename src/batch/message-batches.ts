@@ -11,7 +11,14 @@ import type { Clock } from '#src/core/clock.ts';
 import { GatewayError } from '#src/core/errors.ts';
 import type { BatchSettings } from './batch-config.ts';
 import { pageLimit } from './page-limit.ts';
-import { isMessageBatchId, lineOutcome, MESSAGE_BATCH_PREFIX, type BatchRow, type LineOutcome } from './batch-rows.ts';
+import {
+  isMessageBatchId,
+  lineOutcome,
+  MESSAGE_BATCH_PREFIX,
+  newBatchRow,
+  type BatchRow,
+  type LineOutcome,
+} from './batch-rows.ts';
 import type { BatchStore } from './batch-store.ts';
 import {
   invalidRequest,
@@ -56,7 +63,7 @@ export class MessageBatches {
     const lines = messageBatchLines(body, settings);
     if (lines instanceof GatewayError) return lines;
     const now = this.#d.clock.now();
-    const row: BatchRow = {
+    const row = newBatchRow({
       id: `${MESSAGE_BATCH_PREFIX}${randomBytes(12).toString('hex')}`,
       tenant,
       inputFileId: '',
@@ -66,22 +73,8 @@ export class MessageBatches {
       status: 'in_progress',
       createdMs: now,
       expiresMs: now + WINDOW_MS,
-      inProgressMs: now,
-      finalizingMs: null,
-      completedMs: null,
-      failedMs: null,
-      expiredMs: null,
-      cancellingMs: null,
-      cancelledMs: null,
-      outputFileId: null,
-      errorFileId: null,
-      errors: null,
       total: lines.length,
-      completed: 0,
-      failed: 0,
-      retried: 0,
-      ending: null,
-    };
+    });
     this.#d.store.addBatch(row, lines, now + settings.retentionMs);
     this.#d.poke();
     return this.#object(this.#d.store.batch(row.id) ?? row, base);

@@ -24,7 +24,7 @@ export { HeldBytesBudget } from './attempt/held-answer.ts';
 export type { ProxyEvents } from './request/proxy-events.ts';
 export type { AttemptResult } from './attempt/attempt-result.ts';
 export { sendError, errorBody } from './http/openai-error.ts';
-export { ANTHROPIC_ERRORS } from './http/error-dialect.ts';
+export { ANTHROPIC_ERRORS, OPENAI_ERRORS, type ErrorDialect } from './http/error-dialect.ts';
 export { resolveRequest, type ModelCatalog, type ResolvedRequest } from './request/request-model.ts';
 export { readBody } from './http/read-body.ts';
 export { buildCatalog } from './request/model-catalog.ts';
