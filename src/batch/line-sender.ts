@@ -17,7 +17,7 @@ export const JOB_HEADER = 'x-switchyard-batch';
 export const LINE_HEADER = 'x-switchyard-batch-line';
 /**
  * Affinity by job: the job's id as the lines' session, in a session header the routing reads
- * without configuration (proxy/request/session-key.ts). The routing's session layer
+ * without configuration (proxy/request/affinity-key.ts). The routing's session layer
  * (routing/policies/sessions.ts) keeps a session's requests on its node — and its KV cache, with
  * the prompt prefixes the lines share — while that node is under its bounded load and has room,
  * and moves it on when it is not. A line's own `prompt_cache_key` (read first) still routes it.

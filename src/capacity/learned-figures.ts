@@ -54,7 +54,7 @@ export class LearnedFigures<Figure, Sample> {
 // learned from its answers (`usage.prompt_tokens` against the prompt's bytes). Kept as an envelope
 // (the lowest and highest ratio seen lately), bounded to [1, MAX_BYTES_PER_TOKEN], moving back
 // towards recent answers with every new one, and forgotten when no answer came for TOKEN_RATIO_TTL_MS.
-// The prompt-size bounds (src/proxy/request/prompt-bounds.ts) use it, with a safety factor, to tighten what
+// The prompt-size bounds (src/proxy/request/prompt-size.ts) use it, with a safety factor, to tighten what
 // bytes alone can prove.
 
 /**

@@ -106,6 +106,8 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   ],
   'proxy/failover/': [
     ...CORE,
+    // What an attempt's outcome teaches of the node's speed (attempt-feedback.ts) reads capacity's decode-rate rules.
+    'capacity/',
     'nodes/',
     'routing/',
     'scheduler/',

@@ -25,14 +25,14 @@ export interface AnswerUsage {
 /** How a read answer ended: complete, or cut short (the client left, the node broke off, the total timeout). */
 export type AnswerEnd = 'whole' | 'cut';
 
-/** A node's generation speed for a model, as learned from its answers (capacity/decode-rate.ts; request/node-speed.ts). */
+/** A node's generation speed for a model, as learned from its answers (capacity/learned-figures.ts; failover/attempt-feedback.ts). */
 export interface KnownRate {
   readonly tokensPerSecond: number;
   /** From sending a request to its first generated token; undefined = not measured (0 is taken). */
   readonly firstTokenMs: number | undefined;
 }
 
-/** What one answer showed of the node's speed (the shape capacity/decode-rate.ts learns from). */
+/** What one answer showed of the node's speed (the shape capacity/learned-figures.ts learns from). */
 export interface DecodeObserved {
   /** Tokens generated over `decodeMs`. */
   readonly tokens: number;

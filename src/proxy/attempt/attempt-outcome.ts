@@ -10,7 +10,7 @@ import type { TokenTimes } from './stream-timing.ts';
 export type AttemptOutcome =
   /**
    * The answer (any status) reached the client completely; `usage`: what a 2xx stated it used (or
-   * was seen to); `decode`: what a 200 showed of the node's speed (learned: capacity/decode-rate.ts).
+   * was seen to); `decode`: what a 200 showed of the node's speed (learned: capacity/learned-figures.ts).
    */
   | {
       readonly kind: 'delivered';

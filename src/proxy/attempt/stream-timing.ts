@@ -32,7 +32,7 @@ export class StreamTiming {
   }
 
   /**
-   * What the stream showed of the node's speed (capacity/decode-rate.ts learns from it): the tokens
+   * What the stream showed of the node's speed (capacity/learned-figures.ts learns from it): the tokens
    * after its first token-carrying chunk over the time to the last one — scaled up to the node's
    * own count when it stated more (chunks carrying several tokens) — and the time from sending the
    * request (`sentMs`, monotonic) to the first token. undefined = fewer than two chunks carried any.

@@ -10,13 +10,19 @@
 // (overflow, unknown model) proves it alive, unless the gateway's own figures disprove it
 // (contradictory_refusal: counted like a failure); a client leaving proves nothing.
 //
+// A node's speed, between the registry that learns it (capacity/learned-figures.ts) and the
+// attempts that use and teach it: the rate an attempt charges a client that left by (usable now,
+// or none), and what a delivered answer teaches (docs/tenants.md, "What is charged").
+//
 // Folded (the failover state): what the failover loop has learned about one request so far — the
 // targets tried (nodes in the route request, sites beside it), why each failed (one list, nodes and
 // sites alike), the last refusal the answer may repeat, and the prompt's bounds as node refusals
 // narrowed them.
 
-import type { UpstreamVerdict } from '#src/nodes/index.ts';
+import { tokensPerSecond, usableDecode, type DecodeSample } from '#src/capacity/index.ts';
+import type { NodeView, UpstreamVerdict } from '#src/nodes/index.ts';
 import type { RouteRequest, SiteExclusion } from '#src/routing/index.ts';
+import type { KnownRate } from '../attempt/answer-usage.ts';
 import type { AttemptOutcome } from '../attempt/attempt-outcome.ts';
 import type { AttemptResult } from '../attempt/attempt-result.ts';
 import type { UpstreamErrorMeaning } from '../attempt/upstream-error.ts';
@@ -307,4 +313,20 @@ export function siteExclusionsAfter(excluded: readonly SiteExclusion[], failures
     tried.set(f.target.id, { site: f.target.id, code: f.code, detail: f.detail });
   }
   return excluded.map((e) => (e.code === 'already_tried' ? (tried.get(e.site) ?? e) : e));
+}
+
+/** Pure: the node's learned speed for `model` if it may be used at `nowMs`; undefined = none yet (the prompt alone is charged). */
+export function knownRate(node: Pick<NodeView, 'decodeRates'>, model: string, nowMs: number): KnownRate | undefined {
+  const rate = usableDecode(node.decodeRates?.[model], nowMs);
+  return rate === undefined ? undefined : { tokensPerSecond: tokensPerSecond(rate), firstTokenMs: rate.firstTokenMs };
+}
+
+/**
+ * Pure: what an attempt's outcome teaches of the node's speed: a 200 answer delivered whole, for a
+ * request that asked for one answer (several are generated side by side, and their chunks counted
+ * together); undefined = nothing.
+ */
+export function speedLesson(outcome: AttemptOutcome, choices: number): DecodeSample | undefined {
+  if (outcome.kind !== 'delivered' || outcome.status !== 200 || choices !== 1) return undefined;
+  return outcome.decode;
 }

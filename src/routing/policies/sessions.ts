@@ -1,6 +1,6 @@
 // Sessions keep their node (and its KV cache): a layer in front of the load-balancing policies
 // (least-in-flight, the default, least-loaded, round-robin, weighted). A request that names a
-// session (`req.sessionKey`: what agents send, read by proxy/request/session-key.ts) goes to the
+// session (`req.sessionKey`: what agents send, read by proxy/request/affinity-key.ts) goes to the
 // node its session's last turn went to, remembered per tenant (session-table.ts); a new session
 // is placed by rendezvous hashing, so replicas agree on it without sharing state. Bounded loads,
 // after consistent hashing with bounded loads: a node is saturated for a session when its requests

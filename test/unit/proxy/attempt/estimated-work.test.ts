@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { estimatedWork, type AnswerUsage, type WorkAsk } from '#src/proxy/attempt/answer-usage.ts';
-import { knownRate, speedLesson } from '#src/proxy/request/node-speed.ts';
+import { knownRate, speedLesson } from '#src/proxy/failover/attempt-feedback.ts';
 
 const RATE = { tokensPerSecond: 50, firstTokenMs: 400 };
 
