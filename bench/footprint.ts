@@ -31,8 +31,10 @@
 
 import { spawn } from 'node:child_process';
 import { createHook } from 'node:async_hooks';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest, Agent } from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, Agent } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -41,10 +43,23 @@ import { parseArgs } from 'node:util';
 import { startBareProxy } from './bare-proxy.ts';
 import { BENCH_MODEL, startUpstream } from './upstream.ts';
 
-/** The proxy measured: the plain gateway, with one limited tenant, with `[log] requests`, or the bare proxy. */
-export type FootprintTarget = 'gateway' | 'tenant' | 'log' | 'bare';
+/**
+ * The proxy measured: the plain gateway; with one limited tenant; with `[log] requests`; with `[tracing]`
+ * exporting to a local OTLP sink at sample_ratio 1 (`tracing`) or 0 (`tracing-unsampled`); with `[mesh]`
+ * (a site and one pinned peer site, libp2p on loopback; the model served by the local node, so no
+ * request is forwarded); or the bare proxy.
+ */
+export type FootprintTarget = 'gateway' | 'tenant' | 'log' | 'tracing' | 'tracing-unsampled' | 'mesh' | 'bare';
 export type FootprintWorkload = 'json' | 'sse';
-export const FOOTPRINT_TARGETS: readonly FootprintTarget[] = ['gateway', 'tenant', 'log', 'bare'];
+export const FOOTPRINT_TARGETS: readonly FootprintTarget[] = [
+  'gateway',
+  'tenant',
+  'log',
+  'tracing',
+  'tracing-unsampled',
+  'mesh',
+  'bare',
+];
 
 /** The folders of the optional features a plain request must not run (issue 39's footprint test). */
 export const FEATURE_FOLDERS: readonly string[] = [
@@ -218,7 +233,19 @@ type ConfigModule = typeof import('../src/config/index.ts');
 type TablesModule = typeof import('../src/config-tables.ts');
 type LoggerModule = typeof import('../src/logs/logger.ts');
 
-function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: string): string {
+/** What a feature's config needs from the child: the OTLP sink's URL, the mesh's key file and peer. */
+export interface FeatureSetting {
+  readonly otlpUrl?: string;
+  readonly mesh?: { readonly keyFile: string; readonly site: string; readonly peer: MeshPeer };
+}
+
+export interface MeshPeer {
+  readonly id: string;
+  readonly publicKey: string;
+  readonly multiaddr: string;
+}
+
+export function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: string, feature: FeatureSetting = {}): string {
   const lines = [
     '[server]',
     'listen = "127.0.0.1:0"',
@@ -237,10 +264,98 @@ function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: strin
   if (target === 'tenant')
     lines.push('[[tenants]]', 'name = "app"', `keys = ["${TENANT_KEY}"]`, 'requests_per_minute = 100000000');
   if (target === 'log') lines.push('[log]', `requests = "${join(logDir, 'requests.log')}"`);
+  if (target === 'tracing' || target === 'tracing-unsampled')
+    lines.push('[tracing]', `otlp_endpoint = "${feature.otlpUrl ?? ''}"`, `sample_ratio = ${target === 'tracing' ? 1 : 0}`);
+  if (target === 'mesh' && feature.mesh !== undefined) {
+    const { keyFile, site, peer } = feature.mesh;
+    lines.push(
+      '[mesh]',
+      `site = "${site}"`,
+      // Where peers would send forwards: unused here (nothing is forwarded to this site).
+      'url = "http://127.0.0.1:9"',
+      `key_file = "${keyFile}"`,
+      'listen = ["/ip4/127.0.0.1/tcp/0"]',
+      `peers = ["${peer.multiaddr}"]`,
+      '[[mesh.sites]]',
+      `id = "${peer.id}"`,
+      `public_key = "${peer.publicKey}"`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
-async function startProxy(target: FootprintTarget, root: string, upstreamUrl: string, logDir: string): Promise<Proxy> {
+/** An OTLP/HTTP sink on loopback: reads each export whole and answers 200 with callbacks (no `src/` code, no promise). */
+function startOtlpSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
+  let exports = 0;
+  const server = createServer((req, res) => {
+    req.on('data', () => {});
+    req.on('end', () => {
+      exports += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return new Promise((ready) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      ready({
+        url: `http://127.0.0.1:${port}/v1/traces`,
+        exports: () => exports,
+        close: () =>
+          new Promise<void>((closed) => {
+            server.closeAllConnections();
+            server.close(() => closed());
+          }),
+      });
+    }),
+  );
+}
+
+/** An Ed25519 site key as `switchyard keygen` writes it (PKCS#8 PEM), its pinned public key and libp2p peer id. */
+async function siteKey(): Promise<{ pem: string; publicKey: string; peerId: string }> {
+  const { privateKeyFromRaw } = await import('@libp2p/crypto/keys');
+  const { peerIdFromPrivateKey } = await import('@libp2p/peer-id');
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  const seed = Buffer.from(jwk.d ?? '', 'base64url');
+  const pub = Buffer.from(jwk.x ?? '', 'base64url');
+  return {
+    pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKey: pub.toString('base64url'),
+    peerId: peerIdFromPrivateKey(privateKeyFromRaw(Buffer.concat([seed, pub]))).toString(),
+  };
+}
+
+/** The features' settings for `target`: a sink started here for tracing, a key file and a pinned peer for the mesh. */
+async function featureSetting(
+  target: FootprintTarget,
+  dir: string,
+): Promise<{ setting: FeatureSetting; close: () => Promise<void> }> {
+  if (target === 'tracing' || target === 'tracing-unsampled') {
+    const sink = await startOtlpSink();
+    return { setting: { otlpUrl: sink.url }, close: () => sink.close() };
+  }
+  if (target === 'mesh') {
+    const own = await siteKey();
+    const peer = await siteKey();
+    const keyFile = join(dir, 'site.key');
+    writeFileSync(keyFile, own.pem, { mode: 0o600 });
+    // The peer site is pinned and dialled on loopback; nothing listens at its address (see the report's note).
+    const multiaddr = `/ip4/127.0.0.1/tcp/9/p2p/${peer.peerId}`;
+    return {
+      setting: { mesh: { keyFile, site: 'here', peer: { id: 'there', publicKey: peer.publicKey, multiaddr } } },
+      close: async () => {},
+    };
+  }
+  return { setting: {}, close: async () => {} };
+}
+
+async function startProxy(
+  target: FootprintTarget,
+  root: string,
+  upstreamUrl: string,
+  logDir: string,
+  feature: FeatureSetting,
+): Promise<Proxy> {
   if (target === 'bare') {
     const bare = await startBareProxy(upstreamUrl);
     const own = join(BENCH_DIR, 'bare-proxy.ts');
@@ -253,7 +368,7 @@ async function startProxy(target: FootprintTarget, root: string, upstreamUrl: st
   // The loader bound to the features' config tables (a tree before them loads its config from config/ alone).
   const { loadConfig } = (await load('config-tables.ts').catch(() => load('config/index.ts'))) as TablesModule;
   const { createLogger } = (await load('logs/logger.ts')) as LoggerModule;
-  const loaded = loadConfig(gatewayToml(target, upstreamUrl, logDir), {});
+  const loaded = loadConfig(gatewayToml(target, upstreamUrl, logDir, feature), {});
   if (!loaded.ok) throw new Error(`footprint config: ${formatProblems(loaded.problems)}`);
   // The logger serve builds (JSON, level info), writing to /dev/null.
   const logger = createLogger({ format: 'json', level: 'info', fd: openSync('/dev/null', 'w') });
@@ -426,7 +541,8 @@ async function childMain(argv: readonly string[]): Promise<void> {
   }
   const logDir = mkdtempSync(join(tmpdir(), 'switchyard-footprint-'));
   const upstream = await startUpstream({ usageNulls: true });
-  const proxy = await startProxy(target, root, upstream.url, logDir);
+  const feature = await featureSetting(target, logDir);
+  const proxy = await startProxy(target, root, upstream.url, logDir, feature.setting);
   try {
     await firstAnswer(proxy, workload);
     const base = {
@@ -495,7 +611,7 @@ async function childMain(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${JSON.stringify({ footprint: result })}\n`);
   } finally {
     await Promise.race([
-      Promise.all([proxy.close(), upstream.close()]),
+      Promise.all([proxy.close(), upstream.close(), feature.close()]),
       new Promise((resume) => setTimeout(resume, 5_000).unref()),
     ]);
     rmSync(logDir, { recursive: true, force: true });
