@@ -29,12 +29,12 @@
 //   node:http and undici work it called included; the client's and upstream's allocations have no such
 //   frame. Each own sample is also charged to its innermost own frame (the heaviest functions).
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHook } from 'node:async_hooks';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -46,7 +46,7 @@ import { BENCH_MODEL, startUpstream } from './upstream.ts';
 /**
  * The proxy measured: the plain gateway; with one limited tenant; with `[log] requests`; with `[tracing]`
  * exporting to a local OTLP sink at sample_ratio 1 (`tracing`) or 0 (`tracing-unsampled`); with `[mesh]`
- * (a site and one pinned peer site, libp2p on loopback; the model served by the local node, so no
+ * (a site and one pinned peer site up in its own process, libp2p on loopback; the model served by the local node, so no
  * request is forwarded); or the bare proxy.
  */
 export type FootprintTarget = 'gateway' | 'tenant' | 'log' | 'tracing' | 'tracing-unsampled' | 'mesh' | 'bare';
@@ -325,10 +325,90 @@ async function siteKey(): Promise<{ pem: string; publicKey: string; peerId: stri
   };
 }
 
+/** A TCP port free on loopback just now (the peer's libp2p address must be known before it starts). */
+function freePort(): Promise<number> {
+  const server = createNetServer();
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * The peer site as a grandchild: `--peer FILE` runs a gateway with that config and exits when its
+ * stdin closes, so it ends with this child on every path (a SIGKILL of this child included); it is
+ * also killed when this child exits and when it does not say it listens within 60 s.
+ */
+function startPeer(tomlFile: string, root: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--peer', tomlFile, '--root', root], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const killAtExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killAtExit);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => void (stderr = (stderr + text).slice(-4000)));
+  return new Promise((ready, fail) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`footprint peer site: not listening within 60 s\n${stderr}`));
+    }, 60_000);
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      if (!text.includes('peer listening')) return;
+      clearTimeout(timer);
+      ready(child);
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      fail(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      process.off('exit', killAtExit);
+      fail(new Error(`footprint peer site exited with ${code ?? signal}\n${stderr}`));
+    });
+  });
+}
+
+/** The peer site's process: a gateway from `root` with the config in `tomlFile`, until stdin closes. */
+async function peerMain(tomlFile: string, root: string): Promise<void> {
+  process.stdin
+    .on('end', () => process.exit(0))
+    .on('close', () => process.exit(0))
+    .resume();
+  const src = join(root, 'src');
+  const load = (path: string): Promise<unknown> => import(pathToFileURL(join(src, path)).href);
+  const { Gateway } = (await load('main.ts')) as MainModule;
+  const { formatProblems } = (await load('config/index.ts')) as ConfigModule;
+  const { loadConfig } = (await load('config-tables.ts')) as TablesModule;
+  const { createLogger } = (await load('logs/logger.ts')) as LoggerModule;
+  const loaded = loadConfig(readFileSync(tomlFile, 'utf8'), {});
+  if (!loaded.ok) throw new Error(`footprint peer config: ${formatProblems(loaded.problems)}`);
+  const logger = createLogger({ format: 'json', level: 'info', fd: openSync('/dev/null', 'w') });
+  await Gateway.start({ config: loaded.config, logger });
+  process.stdout.write('peer listening\n');
+}
+
+/** The mesh row: wait (bounded) until the gateway holds a fresh record of the peer site, so the windows run on a live mesh. */
+async function peerFresh(proxyUrl: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const text = await fetch(new URL('/metrics', proxyUrl), { signal: AbortSignal.timeout(5_000) })
+      .then((res) => res.text())
+      .catch(() => '');
+    if (/^gateway_mesh_site_fresh\{site="there"\} 1$/m.test(text)) return;
+    if (Date.now() > deadline) throw new Error('footprint mesh: the peer site was not fresh within 60 s');
+    await new Promise((resume) => setTimeout(resume, 100));
+  }
+}
+
 /** The features' settings for `target`: a sink started here for tracing, a key file and a pinned peer for the mesh. */
 async function featureSetting(
   target: FootprintTarget,
   dir: string,
+  root: string,
 ): Promise<{ setting: FeatureSetting; close: () => Promise<void> }> {
   if (target === 'tracing' || target === 'tracing-unsampled') {
     const sink = await startOtlpSink();
@@ -339,11 +419,38 @@ async function featureSetting(
     const peer = await siteKey();
     const keyFile = join(dir, 'site.key');
     writeFileSync(keyFile, own.pem, { mode: 0o600 });
-    // The peer site is pinned and dialled on loopback; nothing listens at its address (see the report's note).
-    const multiaddr = `/ip4/127.0.0.1/tcp/9/p2p/${peer.peerId}`;
+    const peerKeyFile = join(dir, 'peer.key');
+    writeFileSync(peerKeyFile, peer.pem, { mode: 0o600 });
+    const p2pPort = await freePort();
+    const peerToml = join(dir, 'peer.toml');
+    // The peer site: its own process (its code is not the measured proxy's), pinning this site.
+    writeFileSync(
+      peerToml,
+      [
+        '[server]',
+        'listen = "127.0.0.1:0"',
+        'workers = 1',
+        // One node where nothing listens: the peer serves no model (a request here is never forwarded).
+        '[[nodes]]',
+        'name = "none"',
+        'url = "http://127.0.0.1:9"',
+        'kind = "vllm"',
+        '[mesh]',
+        'site = "there"',
+        'url = "http://127.0.0.1:9"',
+        `key_file = "${peerKeyFile}"`,
+        `listen = ["/ip4/127.0.0.1/tcp/${p2pPort}"]`,
+        '[[mesh.sites]]',
+        'id = "here"',
+        `public_key = "${own.publicKey}"`,
+        '',
+      ].join('\n'),
+    );
+    const peerProcess = await startPeer(peerToml, root);
+    const multiaddr = `/ip4/127.0.0.1/tcp/${p2pPort}/p2p/${peer.peerId}`;
     return {
       setting: { mesh: { keyFile, site: 'here', peer: { id: 'there', publicKey: peer.publicKey, multiaddr } } },
-      close: async () => {},
+      close: async () => void peerProcess.kill('SIGKILL'),
     };
   }
   return { setting: {}, close: async () => {} };
@@ -541,10 +648,11 @@ async function childMain(argv: readonly string[]): Promise<void> {
   }
   const logDir = mkdtempSync(join(tmpdir(), 'switchyard-footprint-'));
   const upstream = await startUpstream({ usageNulls: true });
-  const feature = await featureSetting(target, logDir);
+  const feature = await featureSetting(target, logDir, root);
   const proxy = await startProxy(target, root, upstream.url, logDir, feature.setting);
   try {
     await firstAnswer(proxy, workload);
+    if (target === 'mesh') await peerFresh(proxy.url);
     const base = {
       url: proxy.url,
       headers: proxy.headers,
@@ -720,6 +828,11 @@ export function allocationOf(heads: readonly HeapNode[], c: ProbeContext): Alloc
 
 if (import.meta.main) {
   try {
+    const peerAt = process.argv.indexOf('--peer');
+    if (peerAt >= 0) {
+      await peerMain(process.argv[peerAt + 1] ?? '', process.argv[process.argv.indexOf('--root') + 1] ?? THIS_ROOT);
+      await new Promise(() => {}); // until stdin closes
+    }
     await childMain(process.argv.slice(2));
     process.exit(0);
   } catch (error) {
