@@ -237,6 +237,8 @@ type LoggerModule = typeof import('../src/logs/logger.ts');
 export interface FeatureSetting {
   readonly otlpUrl?: string;
   readonly mesh?: { readonly keyFile: string; readonly site: string; readonly peer: MeshPeer };
+  /** The tracing row: OTLP exports the sink has read so far (the probe fails if the sampled row exported none). */
+  readonly exports?: () => number;
 }
 
 export interface MeshPeer {
@@ -404,6 +406,15 @@ async function peerFresh(proxyUrl: string): Promise<void> {
   }
 }
 
+/** The sampled tracing row: the batch export (once a second) really ran, to the sink, within 10 s of the windows' end. */
+async function exported(setting: FeatureSetting): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((setting.exports?.() ?? 0) === 0) {
+    if (Date.now() > deadline) throw new Error('footprint tracing: the OTLP sink received no export');
+    await new Promise((resume) => setTimeout(resume, 100));
+  }
+}
+
 /** The features' settings for `target`: a sink started here for tracing, a key file and a pinned peer for the mesh. */
 async function featureSetting(
   target: FootprintTarget,
@@ -412,7 +423,7 @@ async function featureSetting(
 ): Promise<{ setting: FeatureSetting; close: () => Promise<void> }> {
   if (target === 'tracing' || target === 'tracing-unsampled') {
     const sink = await startOtlpSink();
-    return { setting: { otlpUrl: sink.url }, close: () => sink.close() };
+    return { setting: { otlpUrl: sink.url, exports: sink.exports }, close: () => sink.close() };
   }
   if (target === 'mesh') {
     const own = await siteKey();
@@ -716,6 +727,7 @@ async function childMain(argv: readonly string[]): Promise<void> {
       if (profiles.length !== windows) throw new Error(`${profiles.length} of ${windows} windows closed`);
       result = allocationOf(profiles, context);
     }
+    if (target === 'tracing') await exported(feature.setting);
     process.stdout.write(`${JSON.stringify({ footprint: result })}\n`);
   } finally {
     await Promise.race([
