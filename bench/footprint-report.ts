@@ -2,7 +2,8 @@
 // folders, functions, calls and promises per request (V8 precise coverage), and KB allocated per
 // request in calls from `src/` (the sampling heap profiler) — for the plain gateway, beside the bare
 // proxy's, plus the gateway with one limited tenant, with `[log] requests`, with `[tracing]` (sample_ratio
-// 1 and 0, exporting to a local OTLP sink) and with `[mesh]` (a request served locally), each with its
+// 1 and 0, exporting to a local OTLP sink) and with `[mesh]` (a request served locally, and one forwarded
+// to the peer site, its model's only site), each with its
 // extra over the plain JSON request apart (issue 42), and a candidate
 // checkout's gateway with `--candidate DIR`. How each figure is measured: bench/footprint.ts.
 
@@ -112,6 +113,7 @@ export async function runFootprintBench(options: FootprintOptions): Promise<Foot
     { label: 'switchyard + [tracing] sample_ratio 1', target: 'tracing', workload: 'json' },
     { label: 'switchyard + [tracing] sample_ratio 0', target: 'tracing-unsampled', workload: 'json' },
     { label: 'switchyard + [mesh], served locally', target: 'mesh', workload: 'json' },
+    { label: 'switchyard + [mesh], forwarded to the peer site', target: 'mesh-forward', workload: 'json' },
   ];
   if (options.candidate !== undefined)
     plan.push({ label: 'candidate', target: 'gateway', workload: 'json', root: options.candidate });

@@ -47,9 +47,10 @@ import { BENCH_MODEL, startUpstream } from './upstream.ts';
  * The proxy measured: the plain gateway; with one limited tenant; with `[log] requests`; with `[tracing]`
  * exporting to a local OTLP sink at sample_ratio 1 (`tracing`) or 0 (`tracing-unsampled`); with `[mesh]`
  * (a site and one pinned peer site up in its own process, libp2p on loopback; the model served by the local node, so no
- * request is forwarded); or the bare proxy.
+ * request is forwarded), or with the model only on the peer site (`mesh-forward`: every request forwarded,
+ * the peer's work in its own process); or the bare proxy.
  */
-export type FootprintTarget = 'gateway' | 'tenant' | 'log' | 'tracing' | 'tracing-unsampled' | 'mesh' | 'bare';
+export type FootprintTarget = 'gateway' | 'tenant' | 'log' | 'tracing' | 'tracing-unsampled' | 'mesh' | 'mesh-forward' | 'bare';
 export type FootprintWorkload = 'json' | 'sse';
 export const FOOTPRINT_TARGETS: readonly FootprintTarget[] = [
   'gateway',
@@ -58,6 +59,7 @@ export const FOOTPRINT_TARGETS: readonly FootprintTarget[] = [
   'tracing',
   'tracing-unsampled',
   'mesh',
+  'mesh-forward',
   'bare',
 ];
 
@@ -268,7 +270,10 @@ export function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir
   if (target === 'log') lines.push('[log]', `requests = "${join(logDir, 'requests.log')}"`);
   if (target === 'tracing' || target === 'tracing-unsampled')
     lines.push('[tracing]', `otlp_endpoint = "${feature.otlpUrl ?? ''}"`, `sample_ratio = ${target === 'tracing' ? 1 : 0}`);
-  if (target === 'mesh' && feature.mesh !== undefined) {
+  // mesh-forward: the local node is healthy and listed, but its allow-list leaves the bench model out:
+  // the model is the peer site's only, and every request is forwarded to it.
+  if (target === 'mesh-forward') lines.push('models = ["not-the-bench-model"]');
+  if ((target === 'mesh' || target === 'mesh-forward') && feature.mesh !== undefined) {
     const { keyFile, site, peer } = feature.mesh;
     lines.push(
       '[mesh]',
@@ -420,12 +425,14 @@ async function featureSetting(
   target: FootprintTarget,
   dir: string,
   root: string,
+  upstreamUrl: string,
 ): Promise<{ setting: FeatureSetting; close: () => Promise<void> }> {
   if (target === 'tracing' || target === 'tracing-unsampled') {
     const sink = await startOtlpSink();
     return { setting: { otlpUrl: sink.url, exports: sink.exports }, close: () => sink.close() };
   }
-  if (target === 'mesh') {
+  if (target === 'mesh' || target === 'mesh-forward') {
+    const forward = target === 'mesh-forward';
     const own = await siteKey();
     const peer = await siteKey();
     const keyFile = join(dir, 'site.key');
@@ -433,22 +440,30 @@ async function featureSetting(
     const peerKeyFile = join(dir, 'peer.key');
     writeFileSync(peerKeyFile, peer.pem, { mode: 0o600 });
     const p2pPort = await freePort();
+    const httpPort = forward ? await freePort() : 0;
     const peerToml = join(dir, 'peer.toml');
     // The peer site: its own process (its code is not the measured proxy's), pinning this site.
     writeFileSync(
       peerToml,
       [
         '[server]',
-        'listen = "127.0.0.1:0"',
+        `listen = "127.0.0.1:${httpPort}"`,
         'workers = 1',
-        // One node where nothing listens: the peer serves no model (a request here is never forwarded).
+        '[health]',
+        'interval = "1h"',
+        '[discovery]',
+        'interval = "1h"',
+        '[load]',
+        'interval = "1h"',
+        // mesh: one node where nothing listens, the peer serves no model (a request is never forwarded);
+        // mesh-forward: the bench upstream, the peer serves the model (every request is forwarded to it).
         '[[nodes]]',
-        'name = "none"',
-        'url = "http://127.0.0.1:9"',
+        'name = "peer-node"',
+        `url = "${forward ? upstreamUrl : 'http://127.0.0.1:9'}"`,
         'kind = "vllm"',
         '[mesh]',
         'site = "there"',
-        'url = "http://127.0.0.1:9"',
+        `url = "http://127.0.0.1:${forward ? httpPort : 9}"`,
         `key_file = "${peerKeyFile}"`,
         `listen = ["/ip4/127.0.0.1/tcp/${p2pPort}"]`,
         '[[mesh.sites]]',
@@ -659,11 +674,11 @@ async function childMain(argv: readonly string[]): Promise<void> {
   }
   const logDir = mkdtempSync(join(tmpdir(), 'switchyard-footprint-'));
   const upstream = await startUpstream({ usageNulls: true });
-  const feature = await featureSetting(target, logDir, root);
+  const feature = await featureSetting(target, logDir, root, upstream.url);
   const proxy = await startProxy(target, root, upstream.url, logDir, feature.setting);
   try {
+    if (target === 'mesh' || target === 'mesh-forward') await peerFresh(proxy.url);
     await firstAnswer(proxy, workload);
-    if (target === 'mesh') await peerFresh(proxy.url);
     const base = {
       url: proxy.url,
       headers: proxy.headers,
