@@ -29,10 +29,12 @@
 //   node:http and undici work it called included; the client's and upstream's allocations have no such
 //   frame. Each own sample is also charged to its innermost own frame (the heaviest functions).
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHook } from 'node:async_hooks';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest, Agent } from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, Agent } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -41,10 +43,25 @@ import { parseArgs } from 'node:util';
 import { startBareProxy } from './bare-proxy.ts';
 import { BENCH_MODEL, startUpstream } from './upstream.ts';
 
-/** The proxy measured: the plain gateway, with one limited tenant, with `[log] requests`, or the bare proxy. */
-export type FootprintTarget = 'gateway' | 'tenant' | 'log' | 'bare';
+/**
+ * The proxy measured: the plain gateway; with one limited tenant; with `[log] requests`; with `[tracing]`
+ * exporting to a local OTLP sink at sample_ratio 1 (`tracing`) or 0 (`tracing-unsampled`); with `[mesh]`
+ * (a site and one pinned peer site up in its own process, libp2p on loopback; the model served by the local node, so no
+ * request is forwarded), or with the model only on the peer site (`mesh-forward`: every request forwarded,
+ * the peer's work in its own process); or the bare proxy.
+ */
+export type FootprintTarget = 'gateway' | 'tenant' | 'log' | 'tracing' | 'tracing-unsampled' | 'mesh' | 'mesh-forward' | 'bare';
 export type FootprintWorkload = 'json' | 'sse';
-export const FOOTPRINT_TARGETS: readonly FootprintTarget[] = ['gateway', 'tenant', 'log', 'bare'];
+export const FOOTPRINT_TARGETS: readonly FootprintTarget[] = [
+  'gateway',
+  'tenant',
+  'log',
+  'tracing',
+  'tracing-unsampled',
+  'mesh',
+  'mesh-forward',
+  'bare',
+];
 
 /** The folders of the optional features a plain request must not run (issue 39's footprint test). */
 export const FEATURE_FOLDERS: readonly string[] = [
@@ -218,7 +235,21 @@ type ConfigModule = typeof import('../src/config/index.ts');
 type TablesModule = typeof import('../src/config-tables.ts');
 type LoggerModule = typeof import('../src/logs/logger.ts');
 
-function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: string): string {
+/** What a feature's config needs from the child: the OTLP sink's URL, the mesh's key file and peer. */
+export interface FeatureSetting {
+  readonly otlpUrl?: string;
+  readonly mesh?: { readonly keyFile: string; readonly site: string; readonly peer: MeshPeer };
+  /** The tracing row: OTLP exports the sink has read so far (the probe fails if the sampled row exported none). */
+  readonly exports?: () => number;
+}
+
+export interface MeshPeer {
+  readonly id: string;
+  readonly publicKey: string;
+  readonly multiaddr: string;
+}
+
+export function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: string, feature: FeatureSetting = {}): string {
   const lines = [
     '[server]',
     'listen = "127.0.0.1:0"',
@@ -237,10 +268,227 @@ function gatewayToml(target: FootprintTarget, upstreamUrl: string, logDir: strin
   if (target === 'tenant')
     lines.push('[[tenants]]', 'name = "app"', `keys = ["${TENANT_KEY}"]`, 'requests_per_minute = 100000000');
   if (target === 'log') lines.push('[log]', `requests = "${join(logDir, 'requests.log')}"`);
+  if (target === 'tracing' || target === 'tracing-unsampled')
+    lines.push('[tracing]', `otlp_endpoint = "${feature.otlpUrl ?? ''}"`, `sample_ratio = ${target === 'tracing' ? 1 : 0}`);
+  // mesh-forward: the local node is healthy and listed, but its allow-list leaves the bench model out:
+  // the model is the peer site's only, and every request is forwarded to it.
+  if (target === 'mesh-forward') lines.push('models = ["not-the-bench-model"]');
+  if ((target === 'mesh' || target === 'mesh-forward') && feature.mesh !== undefined) {
+    const { keyFile, site, peer } = feature.mesh;
+    lines.push(
+      '[mesh]',
+      `site = "${site}"`,
+      // Where peers would send forwards: unused here (nothing is forwarded to this site).
+      'url = "http://127.0.0.1:9"',
+      `key_file = "${keyFile}"`,
+      'listen = ["/ip4/127.0.0.1/tcp/0"]',
+      `peers = ["${peer.multiaddr}"]`,
+      '[[mesh.sites]]',
+      `id = "${peer.id}"`,
+      `public_key = "${peer.publicKey}"`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
-async function startProxy(target: FootprintTarget, root: string, upstreamUrl: string, logDir: string): Promise<Proxy> {
+/** An OTLP/HTTP sink on loopback: reads each export whole and answers 200 with callbacks (no `src/` code, no promise). */
+function startOtlpSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
+  let exports = 0;
+  const server = createServer((req, res) => {
+    req.on('data', () => {});
+    req.on('end', () => {
+      exports += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return new Promise((ready) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      ready({
+        url: `http://127.0.0.1:${port}/v1/traces`,
+        exports: () => exports,
+        close: () =>
+          new Promise<void>((closed) => {
+            server.closeAllConnections();
+            server.close(() => closed());
+          }),
+      });
+    }),
+  );
+}
+
+/** An Ed25519 site key as `switchyard keygen` writes it (PKCS#8 PEM), its pinned public key and libp2p peer id. */
+async function siteKey(): Promise<{ pem: string; publicKey: string; peerId: string }> {
+  const { privateKeyFromRaw } = await import('@libp2p/crypto/keys');
+  const { peerIdFromPrivateKey } = await import('@libp2p/peer-id');
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  const seed = Buffer.from(jwk.d ?? '', 'base64url');
+  const pub = Buffer.from(jwk.x ?? '', 'base64url');
+  return {
+    pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKey: pub.toString('base64url'),
+    peerId: peerIdFromPrivateKey(privateKeyFromRaw(Buffer.concat([seed, pub]))).toString(),
+  };
+}
+
+/** A TCP port free on loopback just now (the peer's libp2p address must be known before it starts). */
+function freePort(): Promise<number> {
+  const server = createNetServer();
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * The peer site as a grandchild: `--peer FILE` runs a gateway with that config and exits when its
+ * stdin closes, so it ends with this child on every path (a SIGKILL of this child included); it is
+ * also killed when this child exits and when it does not say it listens within 60 s.
+ */
+function startPeer(tomlFile: string, root: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--peer', tomlFile, '--root', root], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const killAtExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killAtExit);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => void (stderr = (stderr + text).slice(-4000)));
+  return new Promise((ready, fail) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`footprint peer site: not listening within 60 s\n${stderr}`));
+    }, 60_000);
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      if (!text.includes('peer listening')) return;
+      clearTimeout(timer);
+      ready(child);
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      fail(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      process.off('exit', killAtExit);
+      fail(new Error(`footprint peer site exited with ${code ?? signal}\n${stderr}`));
+    });
+  });
+}
+
+/** The peer site's process: a gateway from `root` with the config in `tomlFile`, until stdin closes. */
+async function peerMain(tomlFile: string, root: string): Promise<void> {
+  process.stdin
+    .on('end', () => process.exit(0))
+    .on('close', () => process.exit(0))
+    .resume();
+  const src = join(root, 'src');
+  const load = (path: string): Promise<unknown> => import(pathToFileURL(join(src, path)).href);
+  const { Gateway } = (await load('main.ts')) as MainModule;
+  const { formatProblems } = (await load('config/index.ts')) as ConfigModule;
+  const { loadConfig } = (await load('config-tables.ts')) as TablesModule;
+  const { createLogger } = (await load('logs/logger.ts')) as LoggerModule;
+  const loaded = loadConfig(readFileSync(tomlFile, 'utf8'), {});
+  if (!loaded.ok) throw new Error(`footprint peer config: ${formatProblems(loaded.problems)}`);
+  const logger = createLogger({ format: 'json', level: 'info', fd: openSync('/dev/null', 'w') });
+  await Gateway.start({ config: loaded.config, logger });
+  process.stdout.write('peer listening\n');
+}
+
+/** The mesh row: wait (bounded) until the gateway holds a fresh record of the peer site, so the windows run on a live mesh. */
+async function peerFresh(proxyUrl: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const text = await fetch(new URL('/metrics', proxyUrl), { signal: AbortSignal.timeout(5_000) })
+      .then((res) => res.text())
+      .catch(() => '');
+    if (/^gateway_mesh_site_fresh\{site="there"\} 1$/m.test(text)) return;
+    if (Date.now() > deadline) throw new Error('footprint mesh: the peer site was not fresh within 60 s');
+    await new Promise((resume) => setTimeout(resume, 100));
+  }
+}
+
+/** The sampled tracing row: the batch export (once a second) really ran, to the sink, within 10 s of the windows' end. */
+async function exported(setting: FeatureSetting): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((setting.exports?.() ?? 0) === 0) {
+    if (Date.now() > deadline) throw new Error('footprint tracing: the OTLP sink received no export');
+    await new Promise((resume) => setTimeout(resume, 100));
+  }
+}
+
+/** The features' settings for `target`: a sink started here for tracing, a key file and a pinned peer for the mesh. */
+async function featureSetting(
+  target: FootprintTarget,
+  dir: string,
+  root: string,
+  upstreamUrl: string,
+): Promise<{ setting: FeatureSetting; close: () => Promise<void> }> {
+  if (target === 'tracing' || target === 'tracing-unsampled') {
+    const sink = await startOtlpSink();
+    return { setting: { otlpUrl: sink.url, exports: sink.exports }, close: () => sink.close() };
+  }
+  if (target === 'mesh' || target === 'mesh-forward') {
+    const forward = target === 'mesh-forward';
+    const own = await siteKey();
+    const peer = await siteKey();
+    const keyFile = join(dir, 'site.key');
+    writeFileSync(keyFile, own.pem, { mode: 0o600 });
+    const peerKeyFile = join(dir, 'peer.key');
+    writeFileSync(peerKeyFile, peer.pem, { mode: 0o600 });
+    const p2pPort = await freePort();
+    const httpPort = forward ? await freePort() : 0;
+    const peerToml = join(dir, 'peer.toml');
+    // The peer site: its own process (its code is not the measured proxy's), pinning this site.
+    writeFileSync(
+      peerToml,
+      [
+        '[server]',
+        `listen = "127.0.0.1:${httpPort}"`,
+        'workers = 1',
+        '[health]',
+        'interval = "1h"',
+        '[discovery]',
+        'interval = "1h"',
+        '[load]',
+        'interval = "1h"',
+        // mesh: one node where nothing listens, the peer serves no model (a request is never forwarded);
+        // mesh-forward: the bench upstream, the peer serves the model (every request is forwarded to it).
+        '[[nodes]]',
+        'name = "peer-node"',
+        `url = "${forward ? upstreamUrl : 'http://127.0.0.1:9'}"`,
+        'kind = "vllm"',
+        '[mesh]',
+        'site = "there"',
+        `url = "http://127.0.0.1:${forward ? httpPort : 9}"`,
+        `key_file = "${peerKeyFile}"`,
+        `listen = ["/ip4/127.0.0.1/tcp/${p2pPort}"]`,
+        '[[mesh.sites]]',
+        'id = "here"',
+        `public_key = "${own.publicKey}"`,
+        '',
+      ].join('\n'),
+    );
+    const peerProcess = await startPeer(peerToml, root);
+    const multiaddr = `/ip4/127.0.0.1/tcp/${p2pPort}/p2p/${peer.peerId}`;
+    return {
+      setting: { mesh: { keyFile, site: 'here', peer: { id: 'there', publicKey: peer.publicKey, multiaddr } } },
+      close: async () => void peerProcess.kill('SIGKILL'),
+    };
+  }
+  return { setting: {}, close: async () => {} };
+}
+
+async function startProxy(
+  target: FootprintTarget,
+  root: string,
+  upstreamUrl: string,
+  logDir: string,
+  feature: FeatureSetting,
+): Promise<Proxy> {
   if (target === 'bare') {
     const bare = await startBareProxy(upstreamUrl);
     const own = join(BENCH_DIR, 'bare-proxy.ts');
@@ -253,7 +501,7 @@ async function startProxy(target: FootprintTarget, root: string, upstreamUrl: st
   // The loader bound to the features' config tables (a tree before them loads its config from config/ alone).
   const { loadConfig } = (await load('config-tables.ts').catch(() => load('config/index.ts'))) as TablesModule;
   const { createLogger } = (await load('logs/logger.ts')) as LoggerModule;
-  const loaded = loadConfig(gatewayToml(target, upstreamUrl, logDir), {});
+  const loaded = loadConfig(gatewayToml(target, upstreamUrl, logDir, feature), {});
   if (!loaded.ok) throw new Error(`footprint config: ${formatProblems(loaded.problems)}`);
   // The logger serve builds (JSON, level info), writing to /dev/null.
   const logger = createLogger({ format: 'json', level: 'info', fd: openSync('/dev/null', 'w') });
@@ -426,8 +674,10 @@ async function childMain(argv: readonly string[]): Promise<void> {
   }
   const logDir = mkdtempSync(join(tmpdir(), 'switchyard-footprint-'));
   const upstream = await startUpstream({ usageNulls: true });
-  const proxy = await startProxy(target, root, upstream.url, logDir);
+  const feature = await featureSetting(target, logDir, root, upstream.url);
+  const proxy = await startProxy(target, root, upstream.url, logDir, feature.setting);
   try {
+    if (target === 'mesh' || target === 'mesh-forward') await peerFresh(proxy.url);
     await firstAnswer(proxy, workload);
     const base = {
       url: proxy.url,
@@ -492,10 +742,11 @@ async function childMain(argv: readonly string[]): Promise<void> {
       if (profiles.length !== windows) throw new Error(`${profiles.length} of ${windows} windows closed`);
       result = allocationOf(profiles, context);
     }
+    if (target === 'tracing') await exported(feature.setting);
     process.stdout.write(`${JSON.stringify({ footprint: result })}\n`);
   } finally {
     await Promise.race([
-      Promise.all([proxy.close(), upstream.close()]),
+      Promise.all([proxy.close(), upstream.close(), feature.close()]),
       new Promise((resume) => setTimeout(resume, 5_000).unref()),
     ]);
     rmSync(logDir, { recursive: true, force: true });
@@ -604,6 +855,11 @@ export function allocationOf(heads: readonly HeapNode[], c: ProbeContext): Alloc
 
 if (import.meta.main) {
   try {
+    const peerAt = process.argv.indexOf('--peer');
+    if (peerAt >= 0) {
+      await peerMain(process.argv[peerAt + 1] ?? '', process.argv[process.argv.indexOf('--root') + 1] ?? THIS_ROOT);
+      await new Promise(() => {}); // until stdin closes
+    }
     await childMain(process.argv.slice(2));
     process.exit(0);
   } catch (error) {

@@ -7,6 +7,7 @@
 
 import type { LeanProcessResult } from './cli-start.ts';
 import type { ControlPlaneResult } from './control-plane.ts';
+import { footprintExtrasCheck, type FootprintResult } from './footprint-report.ts';
 import type { Measurement, TargetName } from './proxy-bench.ts';
 import type { TargetCheck } from './report.ts';
 import { NODE_PEERS, type SideBySideResult } from './side-by-side.ts';
@@ -21,6 +22,8 @@ export interface Issue42Input {
   readonly lean: LeanProcessResult | undefined;
   /** bench/workers-projection.ts (with --only proxy and --workers > 1). */
   readonly workers?: WorkersProjection | undefined;
+  /** bench/footprint-report.ts (--only footprint): the tenant, tracing and mesh rows' extras. */
+  readonly footprint?: FootprintResult | undefined;
 }
 
 /** Switchyard's added latency may be this many times the bare proxy's. */
@@ -149,10 +152,7 @@ export function issue42Checks(input: Issue42Input): TargetCheck[] {
     ...sideBySide(input.sideBySide),
     ...memory(input),
     ...cli(input.lean),
-    na(
-      '#42 footprint with tenants, tracing and a mesh: the extra cost of each apart',
-      'the footprint rows have one limited tenant and [log] requests (#39 rows above); tracing and mesh rows are not built',
-    ),
+    footprintExtrasCheck(input.footprint),
     workersRow(input.workers),
   ];
 }

@@ -5,7 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { allocationOf, coverageOf, type HeapNode, type ProbeContext, type ScriptCoverage } from '../../../bench/footprint.ts';
-import { footprintChecks, renderFootprint, type FootprintResult, type FootprintRow } from '../../../bench/footprint-report.ts';
+import {
+  extraText,
+  footprintChecks,
+  footprintExtras,
+  footprintExtrasCheck,
+  renderFootprint,
+  type FootprintResult,
+  type FootprintRow,
+} from '../../../bench/footprint-report.ts';
 
 const CONTEXT: ProbeContext = {
   target: 'gateway',
@@ -122,4 +130,92 @@ test('the markdown has a row per proxy, the files by folder and the heaviest fun
   assert.match(text, /src\/core\/clock\.ts:now \(line 3\) \| 0\.5 \|/);
   assert.match(text, /Occasional in the plain JSON request .*`src\/core\/clock\.ts:tick ×2`/);
   assert.equal(renderFootprint(undefined), '');
+});
+
+const featureRows = (): FootprintRow[] => [
+  row('switchyard'),
+  row('bare', { files: 1, promisesPerRequest: 0, kbPerRequest: 1.3 }),
+  row('switchyard', { workload: 'sse', files: 33, kbPerRequest: 14 }),
+  row('switchyard + 1 limited tenant', {
+    target: 'tenant',
+    files: 38,
+    functions: 95,
+    callsPerRequest: 150,
+    promisesPerRequest: 10,
+    kbPerRequest: 12.5,
+  }),
+  row('switchyard + [tracing] sample_ratio 1', {
+    target: 'tracing',
+    files: 36,
+    functions: 110,
+    callsPerRequest: 300,
+    promisesPerRequest: 6,
+    kbPerRequest: 40,
+  }),
+  row('switchyard + [tracing] sample_ratio 0', {
+    target: 'tracing-unsampled',
+    files: 33,
+    functions: 90,
+    callsPerRequest: 140,
+    kbPerRequest: 15,
+  }),
+  row('switchyard + [mesh], served locally', {
+    target: 'mesh',
+    files: 31,
+    functions: 82,
+    callsPerRequest: 124,
+    kbPerRequest: 9.5,
+  }),
+];
+
+test('extras: each configured feature row minus the plain JSON row, in its own order; sse, bare and plain rows have none', () => {
+  const extras = footprintExtras(featureRows());
+  assert.deepEqual(
+    extras.map((e) => e.label),
+    ['1 limited tenant', '[tracing] sample_ratio 1', '[tracing] sample_ratio 0', '[mesh], served locally'],
+  );
+  assert.deepEqual(extras[0], {
+    label: '1 limited tenant',
+    files: 8,
+    functions: 15,
+    callsPerRequest: 30,
+    promisesPerRequest: 4,
+    kbPerRequest: 2.5,
+  });
+  assert.deepEqual(extras[3], {
+    label: '[mesh], served locally',
+    files: 1,
+    functions: 2,
+    callsPerRequest: 4,
+    promisesPerRequest: 0,
+    kbPerRequest: -0.5,
+  });
+  assert.equal(extraText(extras[1]!), '+6 files, +30 functions, +180 calls, +0 promises, +30 KB');
+  assert.equal(extraText(extras[3]!), '+1 files, +2 functions, +4 calls, +0 promises, -0.5 KB');
+  assert.deepEqual(footprintExtras(featureRows().filter((r) => r.label !== 'switchyard' || r.workload !== 'json')), []);
+});
+
+test('the #42 line: "measured" with every extra once tenant, tracing and mesh rows exist; n/a before', () => {
+  const full: FootprintResult = { ...result(row('switchyard')), rows: featureRows() };
+  const check = footprintExtrasCheck(full);
+  assert.equal(check.met, true);
+  assert.match(check.measured, /^measured, no bound in the issue/);
+  assert.match(check.measured, /1 limited tenant: \+8 files, \+15 functions, \+30 calls, \+4 promises, \+2\.5 KB/);
+  assert.match(check.measured, /\[tracing\] sample_ratio 1: \+6 files/);
+  assert.match(check.measured, /\[mesh\], served locally: \+1 files/);
+  const noMesh: FootprintResult = { ...full, rows: featureRows().filter((r) => r.target !== 'mesh') };
+  assert.equal(footprintExtrasCheck(noMesh).met, undefined);
+  assert.deepEqual(footprintExtrasCheck(undefined), {
+    goal: check.goal,
+    measured: 'not measured (`--only footprint`)',
+    met: undefined,
+  });
+});
+
+test('the markdown prints the extras apart, signed', () => {
+  const text = renderFootprint({ ...result(row('switchyard')), rows: featureRows() });
+  assert.match(text, /### Extra cost of each configured feature over the plain JSON request/);
+  assert.match(text, /\| 1 limited tenant \| \+8 \| \+15 \| \+30 \| \+4 \| \+2\.5 \|/);
+  assert.match(text, /\| \[mesh\], served locally \| \+1 \| \+2 \| \+4 \| \+0 \| -0\.5 \|/);
+  assert.doesNotMatch(renderFootprint(result(row('switchyard'))), /Extra cost/);
 });

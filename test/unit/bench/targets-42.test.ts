@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { issue42Checks } from '../../../bench/targets-42.ts';
 import type { SideBySideResult } from '../../../bench/side-by-side.ts';
 import type { TargetName } from '../../../bench/proxy-bench.ts';
+import type { FootprintResult, FootprintRow } from '../../../bench/footprint-report.ts';
+import type { FootprintTarget } from '../../../bench/footprint.ts';
 import { PROJECTED_CORES, projectWorkers } from '../../../bench/workers-projection.ts';
 
 const added = (target: TargetName, concurrency: number, p50Ms: number, p99Ms: number) => ({
@@ -89,4 +91,44 @@ test('the workers row: n/a naming what measures it, or what bounded the cell and
   assert.equal(row?.met, true);
   assert.match(row?.measured ?? '', /on 2 cores: host CPU: every core busy; µs\/req owner 20, request threads 150/);
   assert.match(row?.measured ?? '', /16 cores 50000 req\/s with 8 workers \(owner thread\)/);
+});
+
+test('the footprint line: n/a without the footprint run, "measured" with each feature row\'s extra when given', () => {
+  const goal = '#42 footprint with tenants, tracing and a mesh';
+  const base = { proxy: [], sideBySide: undefined, control: undefined, lean: undefined };
+  const none = issue42Checks(base).find((c) => c.goal.startsWith(goal));
+  assert.equal(none?.met, undefined);
+  assert.match(none?.measured ?? '', /--only footprint/);
+  const row = (label: string, target: FootprintTarget, files: number, promises: number): FootprintRow => ({
+    label,
+    target,
+    workload: 'json',
+    files,
+    folders: 5,
+    functions: files * 3,
+    callsPerRequest: files * 4,
+    promisesPerRequest: promises,
+    kbPerRequest: files / 2,
+    processKbPerRequest: files,
+    occasionalFunctions: 0,
+  });
+  const footprint: FootprintResult = {
+    requestsPerWindow: { coverage: 50, allocation: 256 },
+    windows: 3,
+    rows: [
+      row('switchyard', 'gateway', 20, 0),
+      row('switchyard + 1 limited tenant', 'tenant', 28, 4),
+      row('switchyard + [tracing] sample_ratio 1', 'tracing', 26, 1),
+      row('switchyard + [mesh], served locally', 'mesh', 21, 0),
+    ],
+    plainFilesByFolder: {},
+    plainHeaviest: [],
+    plainOccasional: [],
+    plainFeatureFunctions: [],
+  };
+  const line = issue42Checks({ ...base, footprint }).find((c) => c.goal.startsWith(goal));
+  assert.equal(line?.met, true);
+  assert.match(line?.measured ?? '', /^measured/);
+  assert.match(line?.measured ?? '', /1 limited tenant: \+8 files, \+24 functions, \+32 calls, \+4 promises, \+4 KB/);
+  assert.match(line?.measured ?? '', /\[mesh\], served locally: \+1 files, \+3 functions, \+4 calls, \+0 promises, \+0\.5 KB/);
 });
