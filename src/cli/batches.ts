@@ -10,7 +10,7 @@ import { visibleText } from '#src/core/visible-text.js';
 import { httpRequester } from './http-requester.ts';
 import { flagValue, type CliIo, type Command } from './io.ts';
 import { DEFAULT_STATUS_URL, findStatusTarget } from './status-target.ts';
-import { gatewayErrorMessage, STATUS_MAX_BYTES } from './status-report.ts';
+import { adminAnswerProblem, gatewayErrorMessage, STATUS_MAX_BYTES } from './status-report.ts';
 
 const USAGE = `usage: switchyard batches [--url GATEWAY] [--token T] [--config FILE]
 
@@ -67,14 +67,8 @@ export const runBatches: Command = async (argv, io) => {
     maxBytes: STATUS_MAX_BYTES,
     signal: io.signal,
   });
-  if (!answer.ok)
-    return unreachable(io, url, answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`);
-  if (answer.status === 401 || answer.status === 403)
-    return unreachable(
-      io,
-      url,
-      `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`,
-    );
+  const problem = adminAnswerProblem(answer);
+  if (problem !== undefined || !answer.ok) return unreachable(io, url, problem ?? 'no answer');
   if (answer.status === 404)
     return unreachable(io, url, 'HTTP 404: this gateway serves no batches (set [server] state_dir: docs/batch.md)');
   const table = answer.status === 200 ? batchesTable(answer.body) : undefined;

@@ -12,7 +12,7 @@ import { isRecord } from '#src/core/is-record.ts';
 import { visibleText } from '#src/core/visible-text.js';
 import { flagValue, type CliIo, type Command } from './io.ts';
 import { DEFAULT_STATUS_URL, findStatusTarget } from './status-target.ts';
-import { gatewayErrorMessage, STATUS_MAX_BYTES } from './status-report.ts';
+import { adminAnswerProblem, gatewayErrorMessage, STATUS_MAX_BYTES } from './status-report.ts';
 
 const USAGE = `usage: switchyard models [--url GATEWAY] [--token T] [--config FILE]
        switchyard models load MODEL [--node N] [--evict-warm] [--url GATEWAY] [--token T]
@@ -178,14 +178,8 @@ export const runModels: Command = async (argv, io) => {
           maxBytes: STATUS_MAX_BYTES,
           signal: io.signal,
         });
-  if (!answer.ok)
-    return unreachable(io, url, answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`);
-  if (answer.status === 401 || answer.status === 403)
-    return unreachable(
-      io,
-      url,
-      `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`,
-    );
+  const problem = adminAnswerProblem(answer);
+  if (problem !== undefined || !answer.ok) return unreachable(io, url, problem ?? 'no answer');
   if (action === undefined) {
     const table = answer.status === 200 ? modelsTable(answer.body) : undefined;
     if (table === undefined)

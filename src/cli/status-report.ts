@@ -2,7 +2,7 @@
 // (time and bytes), the admin token as a bearer token, and a shape check before the table trusts it.
 
 import type { HostsReport } from '#src/admin/index.ts';
-import { requestBoundedJson } from '#src/core/bounded-json.ts';
+import { requestBoundedJson, type JsonAnswer } from '#src/core/bounded-json.ts';
 import { isRecord } from '#src/core/is-record.ts';
 import { httpRequester } from './http-requester.ts';
 
@@ -10,6 +10,14 @@ import { httpRequester } from './http-requester.ts';
 export const STATUS_TIMEOUT_MS = 5_000;
 /** Largest hosts report read (a fleet of a few thousand nodes fits). */
 export const STATUS_MAX_BYTES = 16 * 1024 * 1024;
+
+/** What an admin answer that did not get through says (no answer, or the admin token refused); undefined = it got through. */
+export function adminAnswerProblem(answer: JsonAnswer): string | undefined {
+  if (!answer.ok) return answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}`;
+  if (answer.status === 401 || answer.status === 403)
+    return `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`;
+  return undefined;
+}
 
 export type HostsAnswer = { readonly ok: true; readonly report: HostsReport } | { readonly ok: false; readonly error: string };
 
@@ -21,14 +29,9 @@ export async function fetchHostsReport(gatewayUrl: string, token: string | undef
     maxBytes: STATUS_MAX_BYTES,
     signal,
   });
-  if (!answer.ok)
-    return { ok: false, error: answer.status === undefined ? answer.error : `HTTP ${answer.status}: ${answer.error}` };
-  if (answer.status === 401 || answer.status === 403) {
-    return {
-      ok: false,
-      error: `HTTP ${answer.status}: the gateway refused the admin request (pass the admin token with --token or SWITCHYARD_ADMIN_TOKEN)`,
-    };
-  }
+  const problem = adminAnswerProblem(answer);
+  // A failed exchange always has a problem: the `!answer.ok` only narrows the answer for what follows.
+  if (problem !== undefined || !answer.ok) return { ok: false, error: problem ?? 'no answer' };
   if (answer.status !== 200) {
     const said = gatewayErrorMessage(answer.body);
     return { ok: false, error: `HTTP ${answer.status} from /admin/hosts${said === undefined ? '' : `: ${said}`}` };
